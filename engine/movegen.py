@@ -1,0 +1,272 @@
+"""Move generation: pseudo-legal generation with Stockfish's cheap legality filter.
+
+Checkers and pinned pieces are computed once per call.  With those known, only king
+moves, en passant and castling need a real attack test; a pinned piece is kept on the
+line through its king; in check, other pieces may only capture the checker or block.
+Everything returned is therefore legal.  Moves are ints (see ``engine.types``).
+
+``generate_moves(pos)`` gives every legal move; ``generate_moves(pos, False)`` gives
+captures, en passant and queen promotions only, for quiescence search.
+"""
+
+from engine.bitboard import (BB_ALL, BB_SQUARES, BB_FILE_A, BB_FILE_H, BB_RANK_1, BB_RANK_3,
+                             BB_RANK_6, BB_RANK_8, BETWEEN, LINE, KNIGHT_ATTACKS, KING_ATTACKS,
+                             PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK)
+from engine.types import (WHITE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+                          DOUBLE_PUSH, CAPTURE, EP_CAPTURE, PROMOTION)
+
+_CAP = CAPTURE << 12
+_DOUBLE = DOUBLE_PUSH << 12
+_EP = EP_CAPTURE << 12
+# promotion flags, queen first so move ordering sees it early
+_PROMOS = tuple((PROMOTION | k) << 12 for k in (3, 0, 2, 1))
+_PROMO_CAPS = tuple((PROMOTION | CAPTURE | k) << 12 for k in (3, 0, 2, 1))
+_QUEEN_PROMO = (PROMOTION | 3) << 12
+_QUEEN_PROMO_CAP = (PROMOTION | CAPTURE | 3) << 12
+
+ROOK_RAYS = [ROOK_TABLE[sq][0] for sq in range(64)]
+BISHOP_RAYS = [BISHOP_TABLE[sq][0] for sq in range(64)]
+
+
+def generate_moves(pos, quiets=True):
+    """Legal moves of the side to move (only captures and queen promotions if not quiets)."""
+    us = pos.turn
+    them = us ^ 1
+    bbs = pos.bbs
+    occ = pos.occ
+    ours = occ[us]
+    theirs = occ[them]
+    occupied = ours | theirs
+    ub = us << 3
+    tb = them << 3
+    king_bb = bbs[ub | KING]
+    ksq = king_bb.bit_length() - 1
+    their_rq = bbs[tb | ROOK] | bbs[tb | QUEEN]
+    their_bq = bbs[tb | BISHOP] | bbs[tb | QUEEN]
+    their_knights = bbs[tb | KNIGHT]
+    their_pawns = bbs[tb | PAWN]
+    pawn_attacks_us = PAWN_ATTACKS[us]
+    checkers = ((KNIGHT_ATTACKS[ksq] & their_knights)
+                | (pawn_attacks_us[ksq] & their_pawns)
+                | (ROOK_TABLE[ksq][occupied & ROOK_MASK[ksq]] & their_rq)
+                | (BISHOP_TABLE[ksq][occupied & BISHOP_MASK[ksq]] & their_bq))
+    pinned = 0
+    snipers = (ROOK_RAYS[ksq] & their_rq) | (BISHOP_RAYS[ksq] & their_bq)
+    while snipers:
+        s_bb = snipers & -snipers
+        snipers ^= s_bb
+        blockers = BETWEEN[ksq][s_bb.bit_length() - 1] & occupied
+        if blockers and not blockers & (blockers - 1):
+            pinned |= blockers & ours
+
+    moves = []
+    append = moves.append
+
+    # King moves: each destination tested with the king lifted off the board.
+    no_king = occupied ^ king_bb
+    their_king_zone = KING_ATTACKS[bbs[tb | KING].bit_length() - 1]
+    targets = KING_ATTACKS[ksq] & ~ours & ~their_king_zone
+    if not quiets:
+        targets &= theirs
+    while targets:
+        t_bb = targets & -targets
+        targets ^= t_bb
+        to = t_bb.bit_length() - 1
+        if ((KNIGHT_ATTACKS[to] & their_knights) or (pawn_attacks_us[to] & their_pawns)
+                or (ROOK_TABLE[to][no_king & ROOK_MASK[to]] & their_rq)
+                or (BISHOP_TABLE[to][no_king & BISHOP_MASK[to]] & their_bq)):
+            continue
+        append(ksq | to << 6 | (_CAP if t_bb & theirs else 0))
+
+    if checkers:
+        if checkers & (checkers - 1):
+            return moves            # double check: only the king may move
+        target = BETWEEN[ksq][checkers.bit_length() - 1] | checkers
+        movable = ours & ~pinned    # a pinned piece can never answer a check
+    else:
+        target = BB_ALL
+        movable = ours
+    cap_target = theirs & target
+    quiet_target = ~occupied & target if quiets else 0
+    empty = ~occupied & BB_ALL
+
+    # Pawns, set-wise for the unpinned ones.
+    pawns = bbs[ub | PAWN] & movable
+    free_pawns = pawns & ~pinned
+    if us == WHITE:
+        push = (free_pawns << 8) & empty
+        double = ((push & BB_RANK_3) << 8) & empty & quiet_target
+        push &= target
+        cap_left = ((free_pawns & ~BB_FILE_A) << 7) & cap_target
+        cap_right = ((free_pawns & ~BB_FILE_H) << 9) & cap_target
+        promo_rank = BB_RANK_8
+        up = 8
+    else:
+        push = (free_pawns >> 8) & empty
+        double = ((push & BB_RANK_6) >> 8) & empty & quiet_target
+        push &= target
+        cap_left = ((free_pawns & ~BB_FILE_A) >> 9) & cap_target
+        cap_right = ((free_pawns & ~BB_FILE_H) >> 7) & cap_target
+        promo_rank = BB_RANK_1
+        up = -8
+    # the squares pawns came from, per set: to - up, to - up + 1, to - up - 1
+    promo_push = push & promo_rank
+    push &= ~promo_rank & quiet_target
+    while push:
+        t_bb = push & -push
+        push ^= t_bb
+        to = t_bb.bit_length() - 1
+        append((to - up) | to << 6)
+    while double:
+        t_bb = double & -double
+        double ^= t_bb
+        to = t_bb.bit_length() - 1
+        append((to - up - up) | to << 6 | _DOUBLE)
+    for captures, delta in ((cap_left, up - 1), (cap_right, up + 1)):
+        promo_caps = captures & promo_rank
+        captures &= ~promo_rank
+        while captures:
+            t_bb = captures & -captures
+            captures ^= t_bb
+            to = t_bb.bit_length() - 1
+            append((to - delta) | to << 6 | _CAP)
+        while promo_caps:
+            t_bb = promo_caps & -promo_caps
+            promo_caps ^= t_bb
+            to = t_bb.bit_length() - 1
+            base = (to - delta) | to << 6
+            if quiets:
+                for flag in _PROMO_CAPS:
+                    append(base | flag)
+            else:
+                append(base | _QUEEN_PROMO_CAP)
+    while promo_push:
+        t_bb = promo_push & -promo_push
+        promo_push ^= t_bb
+        to = t_bb.bit_length() - 1
+        base = (to - up) | to << 6
+        if quiets:
+            for flag in _PROMOS:
+                append(base | flag)
+        else:
+            append(base | _QUEEN_PROMO)
+    pinned_pawns = pawns & pinned
+    if pinned_pawns:
+        _pinned_pawn_moves(pinned_pawns, us, ksq, up, promo_rank, empty, cap_target,
+                           quiet_target, target, quiets, append)
+    if pos.ep:
+        _en_passant_moves(pos, us, ksq, occupied, append)
+
+    # Pieces.
+    piece_target = cap_target | quiet_target
+    bb = bbs[ub | KNIGHT] & movable & ~pinned
+    while bb:
+        f_bb = bb & -bb
+        bb ^= f_bb
+        fr = f_bb.bit_length() - 1
+        att = KNIGHT_ATTACKS[fr] & piece_target
+        while att:
+            t_bb = att & -att
+            att ^= t_bb
+            append(fr | (t_bb.bit_length() - 1) << 6 | (_CAP if t_bb & theirs else 0))
+    for piece_type in (BISHOP, ROOK, QUEEN):
+        bb = bbs[ub | piece_type] & movable
+        while bb:
+            f_bb = bb & -bb
+            bb ^= f_bb
+            fr = f_bb.bit_length() - 1
+            if piece_type == BISHOP:
+                att = BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]]
+            elif piece_type == ROOK:
+                att = ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
+            else:
+                att = (ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
+                       | BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]])
+            att &= piece_target
+            if f_bb & pinned:
+                att &= LINE[ksq][fr]
+            while att:
+                t_bb = att & -att
+                att ^= t_bb
+                append(fr | (t_bb.bit_length() - 1) << 6 | (_CAP if t_bb & theirs else 0))
+
+    # Castling: not out of, through or into check; the rook must not be shielding the king.
+    if quiets and not checkers:
+        rights = pos.castling & (BB_RANK_1 if us == WHITE else BB_RANK_8)
+        if rights:
+            info = pos.castle_info
+            while rights:
+                r_bb = rights & -rights
+                rights ^= r_bb
+                rsq = r_bb.bit_length() - 1
+                flag, _, kdest, _, must_be_empty, king_path = info[rsq]
+                if occupied & must_be_empty or r_bb & pinned:
+                    continue
+                if any(_attacked(pos, s, them, occupied) for s in _bits(king_path)):
+                    continue
+                append(ksq | rsq << 6 | flag << 12)
+    return moves
+
+
+def _bits(bb):
+    while bb:
+        low = bb & -bb
+        yield low.bit_length() - 1
+        bb ^= low
+
+
+def _attacked(pos, sq, by_color, occupied):
+    bbs = pos.bbs
+    b = by_color << 3
+    return bool((KNIGHT_ATTACKS[sq] & bbs[b | KNIGHT])
+                or (PAWN_ATTACKS[by_color ^ 1][sq] & bbs[b | PAWN])
+                or (KING_ATTACKS[sq] & bbs[b | KING])
+                or (ROOK_TABLE[sq][occupied & ROOK_MASK[sq]] & (bbs[b | ROOK] | bbs[b | QUEEN]))
+                or (BISHOP_TABLE[sq][occupied & BISHOP_MASK[sq]] & (bbs[b | BISHOP] | bbs[b | QUEEN])))
+
+
+def _pinned_pawn_moves(pawns, us, ksq, up, promo_rank, empty, cap_target, quiet_target,
+                       target, quiets, append):
+    """Moves of pawns pinned to their king: only along the pin line."""
+    start_rank = 1 if us == WHITE else 6
+    for fr in _bits(pawns):
+        line = LINE[ksq][fr]
+        to = fr + up
+        dests = []
+        if BB_SQUARES[to] & empty:
+            if BB_SQUARES[to] & quiet_target & line or (BB_SQUARES[to] & promo_rank & target & line):
+                dests.append((to, 0))
+            to2 = to + up
+            if fr >> 3 == start_rank and BB_SQUARES[to2] & empty & quiet_target & line:
+                dests.append((to2, _DOUBLE))
+        for t in _bits(PAWN_ATTACKS[us][fr] & cap_target & line):
+            dests.append((t, _CAP))
+        for to, flag in dests:
+            if BB_SQUARES[to] & promo_rank:
+                if quiets:
+                    for promo in (_PROMO_CAPS if flag else _PROMOS):
+                        append(fr | to << 6 | promo)
+                else:
+                    append(fr | to << 6 | (_QUEEN_PROMO_CAP if flag else _QUEEN_PROMO))
+            else:
+                append(fr | to << 6 | flag)
+
+
+def _en_passant_moves(pos, us, ksq, occupied, append):
+    """En passant, each tested by lifting both pawns: the one case a pin test misses."""
+    ep = pos.ep
+    cap_sq = ep - 8 if us == WHITE else ep + 8
+    them_bb = pos.occ[us ^ 1] & ~BB_SQUARES[cap_sq]
+    for fr in _bits(PAWN_ATTACKS[us ^ 1][ep] & pos.bbs[us << 3 | PAWN]):
+        occ_after = (occupied ^ BB_SQUARES[fr] ^ BB_SQUARES[cap_sq]) | BB_SQUARES[ep]
+        if not pos.attackers_to(ksq, occ_after) & them_bb:
+            append(fr | ep << 6 | _EP)
+
+
+def is_legal(pos, move):
+    """Is this move legal here? (slow path: for moves from outside, e.g. the TT or a GUI)."""
+    return move in generate_moves(pos)
+
+
+def has_legal_move(pos):
+    return bool(generate_moves(pos))

@@ -1,0 +1,665 @@
+"""The position: bitboards plus a mailbox, FEN in and out, make/unmake, attack queries.
+
+State that make/unmake keep in step: ``board`` (64 coloured-piece ints), ``bbs`` (one
+bitboard per coloured piece, indexed by the piece int), ``occ`` (one bitboard per colour),
+the side to move, castling rights as a bitboard of the castling rooks' squares (so a
+Chess960 right is simply its rook's square), the en-passant square (0 = none; it is kept
+only when a pawn of the side to move stands ready to capture, which is also exactly when
+Polyglot hashes it), the two move counters, the Zobrist key and the packed
+material+piece-square score ``psq``.  Undo is one tuple per ply on ``stack``; the keys in
+it double as the repetition history.
+"""
+
+from engine.bitboard import (BB_ALL, BB_SQUARES, BB_RANK_1, BB_RANK_8, BETWEEN,
+                             KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS,
+                             ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
+                             BB_LIGHT_SQUARES, BB_DARK_SQUARES, popcount, squares_of)
+from engine.psqt import PSQ
+from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+                          PIECE_SYMBOLS, SYMBOL_PIECES, SQUARE_NAMES, FILE_NAMES,
+                          CAPTURE, EP_CAPTURE, PROMOTION, DOUBLE_PUSH, CASTLE_KING,
+                          CASTLE_QUEEN, NULL_MOVE, parse_square)
+from engine.zobrist import (ZOBRIST_PIECE, ZOBRIST_EP_FILE, ZOBRIST_WHITE_TO_MOVE,
+                            castling_key)
+
+STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
+class FenError(ValueError):
+    """A FEN that does not describe a playable position; the message names the defect."""
+
+
+# Per-move lookups for make's fast path, indexed by ``move & 4095`` (from | to << 6):
+# the from/to mask, and per piece the key delta (side-to-move toggle included) and the
+# packed score delta.
+FROM_TO_MASK = [BB_SQUARES[ft & 63] | BB_SQUARES[ft >> 6] for ft in range(4096)]
+MOVE_KEY = [None] * 16
+MOVE_PSQ = [None] * 16
+for _piece in PIECE_SYMBOLS:
+    _z, _p = ZOBRIST_PIECE[_piece], PSQ[_piece]
+    MOVE_KEY[_piece] = [_z[ft & 63] ^ _z[ft >> 6] ^ ZOBRIST_WHITE_TO_MOVE for ft in range(4096)]
+    MOVE_PSQ[_piece] = [_p[ft >> 6] - _p[ft & 63] for ft in range(4096)]
+
+# Castling destinations by flag, for white (black adds 56).
+_KING_DEST = {CASTLE_KING: 6, CASTLE_QUEEN: 2}      # g1, c1
+_ROOK_DEST = {CASTLE_KING: 5, CASTLE_QUEEN: 3}      # f1, d1
+
+
+class Position:
+    __slots__ = ("board", "bbs", "occ", "turn", "castling", "ep", "halfmove", "root_fullmove",
+                 "root_turn", "key", "psq", "stack", "castle_mask", "castle_info", "castle_touch")
+
+    def __init__(self, fen=STARTING_FEN):
+        self.set_fen(fen)
+
+    # ------------------------------------------------------------------ FEN in
+    def set_fen(self, fen):
+        """Load a FEN (6 or 4 fields; X-FEN or Shredder-FEN castling).
+
+        Raises FenError and leaves this position untouched when the FEN is bad.
+        """
+        parsed = _parse_fen(fen)
+        (self.board, self.bbs, self.occ, self.turn, self.castling, self.ep,
+         self.halfmove, self.root_fullmove) = parsed
+        self.root_turn = self.turn
+        self.stack = []
+        self._setup_castling()
+        self.key = self.compute_key()
+        self.psq = self.compute_psq()
+
+    @classmethod
+    def from_fen(cls, fen):
+        return cls(fen)
+
+    def copy(self):
+        """An independent copy (the undo stack is copied, so repetitions still count)."""
+        other = Position.__new__(Position)
+        other.board = self.board[:]
+        other.bbs = self.bbs[:]
+        other.occ = self.occ[:]
+        other.turn = self.turn
+        other.castling = self.castling
+        other.ep = self.ep
+        other.halfmove = self.halfmove
+        other.root_fullmove = self.root_fullmove
+        other.root_turn = self.root_turn
+        other.key = self.key
+        other.psq = self.psq
+        other.stack = self.stack[:]
+        other.castle_mask = self.castle_mask
+        other.castle_info = self.castle_info
+        other.castle_touch = self.castle_touch
+        return other
+
+    def _setup_castling(self):
+        """Per-square masks that strip rights, and each right's king/rook paths.
+
+        Rights only ever disappear during a game, so this is computed once per FEN.
+        """
+        mask = [BB_ALL] * 64
+        info = {}
+        for rsq in squares_of(self.castling):
+            color = WHITE if rsq < 8 else BLACK
+            ksq = self.king_square(color)
+            back_rank = BB_RANK_1 if color == WHITE else BB_RANK_8
+            mask[rsq] &= ~BB_SQUARES[rsq]
+            mask[ksq] &= ~back_rank
+            flag = CASTLE_KING if rsq > ksq else CASTLE_QUEEN
+            base = 56 if color == BLACK else 0
+            kdest, rdest = base + _KING_DEST[flag], base + _ROOK_DEST[flag]
+            must_be_empty = (BETWEEN[ksq][kdest] | BB_SQUARES[kdest] | BETWEEN[rsq][rdest]
+                             | BB_SQUARES[rdest]) & ~BB_SQUARES[ksq] & ~BB_SQUARES[rsq]
+            king_path = (BETWEEN[ksq][kdest] | BB_SQUARES[kdest]) & ~BB_SQUARES[ksq]
+            info[rsq] = (flag, ksq, kdest, rdest, must_be_empty, king_path)
+        self.castle_mask = mask
+        self.castle_info = info
+        # squares whose touching changes a right: the castling rooks' and their kings'
+        self.castle_touch = sum(BB_SQUARES[sq] for sq in range(64) if mask[sq] != BB_ALL)
+
+    # ------------------------------------------------------------------ derived state
+    def compute_key(self):
+        """Zobrist key from scratch (Polyglot layout)."""
+        key = 0
+        for sq, piece in enumerate(self.board):
+            if piece:
+                key ^= ZOBRIST_PIECE[piece][sq]
+        key ^= castling_key(self.castling)
+        if self.ep:
+            key ^= ZOBRIST_EP_FILE[self.ep & 7]
+        if self.turn == WHITE:
+            key ^= ZOBRIST_WHITE_TO_MOVE
+        return key
+
+    def compute_psq(self):
+        return sum(PSQ[piece][sq] for sq, piece in enumerate(self.board) if piece)
+
+    def validate(self):
+        """Recompute every derived field from scratch and raise AssertionError on a mismatch."""
+        bbs = [0] * 16
+        for sq, piece in enumerate(self.board):
+            if piece:
+                bbs[piece] |= BB_SQUARES[sq]
+        assert bbs == self.bbs, "bitboards disagree with the mailbox"
+        occ = [0, 0]
+        for piece in range(16):
+            occ[piece >> 3] |= bbs[piece]
+        assert occ == self.occ, "occupancy disagrees with the mailbox"
+        assert self.key == self.compute_key(), "incremental key differs from the recomputed key"
+        assert self.psq == self.compute_psq(), "incremental psq differs from the recomputed score"
+        for color in (WHITE, BLACK):
+            assert popcount(self.bbs[color << 3 | KING]) == 1, "not exactly one king"
+        if self.ep:
+            assert self._ep_capturable(self.ep), "stored en-passant square has no capturing pawn"
+        for rsq in squares_of(self.castling):
+            color = WHITE if rsq < 8 else BLACK
+            assert self.board[rsq] == color << 3 | ROOK, "castling right without its rook"
+            assert self.castle_info[rsq][1] == self.king_square(color), "castling right without its king"
+        return True
+
+    # ------------------------------------------------------------------ queries
+    def king_square(self, color):
+        return self.bbs[color << 3 | KING].bit_length() - 1
+
+    def piece_at(self, sq):
+        return self.board[sq]
+
+    def occupied(self):
+        return self.occ[0] | self.occ[1]
+
+    def attackers_to(self, sq, occupied):
+        """Pieces of both colours attacking sq given an occupancy."""
+        bbs = self.bbs
+        return ((PAWN_ATTACKS[BLACK][sq] & bbs[PAWN])
+                | (PAWN_ATTACKS[WHITE][sq] & bbs[8 | PAWN])
+                | (KNIGHT_ATTACKS[sq] & (bbs[KNIGHT] | bbs[8 | KNIGHT]))
+                | (KING_ATTACKS[sq] & (bbs[KING] | bbs[8 | KING]))
+                | (ROOK_TABLE[sq][occupied & ROOK_MASK[sq]]
+                   & (bbs[ROOK] | bbs[QUEEN] | bbs[8 | ROOK] | bbs[8 | QUEEN]))
+                | (BISHOP_TABLE[sq][occupied & BISHOP_MASK[sq]]
+                   & (bbs[BISHOP] | bbs[QUEEN] | bbs[8 | BISHOP] | bbs[8 | QUEEN])))
+
+    def is_attacked(self, sq, by_color, occupied=None):
+        """Is sq attacked by a piece of by_color (with an optional changed occupancy)?"""
+        bbs = self.bbs
+        b = by_color << 3
+        if occupied is None:
+            occupied = self.occ[0] | self.occ[1]
+        return bool((KNIGHT_ATTACKS[sq] & bbs[b | KNIGHT])
+                    or (PAWN_ATTACKS[by_color ^ 1][sq] & bbs[b | PAWN])
+                    or (KING_ATTACKS[sq] & bbs[b | KING])
+                    or (ROOK_TABLE[sq][occupied & ROOK_MASK[sq]] & (bbs[b | ROOK] | bbs[b | QUEEN]))
+                    or (BISHOP_TABLE[sq][occupied & BISHOP_MASK[sq]] & (bbs[b | BISHOP] | bbs[b | QUEEN])))
+
+    def checkers(self):
+        us = self.turn
+        ksq = self.bbs[us << 3 | KING].bit_length() - 1
+        return self.attackers_to(ksq, self.occ[0] | self.occ[1]) & self.occ[us ^ 1]
+
+    def in_check(self):
+        us = self.turn
+        return self.is_attacked(self.bbs[us << 3 | KING].bit_length() - 1, us ^ 1)
+
+    def _ep_capturable(self, ep):
+        """Does a pawn of the side to move stand ready to capture en passant on ep?"""
+        us = self.turn
+        return bool(PAWN_ATTACKS[us ^ 1][ep] & self.bbs[us << 3 | PAWN])
+
+    def ep_is_legal(self):
+        """Is there a legal en-passant capture (what FEN output shows, as python-chess does)?"""
+        ep = self.ep
+        if not ep:
+            return False
+        us = self.turn
+        ksq = self.king_square(us)
+        captured_sq = ep - 8 if us == WHITE else ep + 8
+        occupied = self.occ[0] | self.occ[1]
+        pawns = PAWN_ATTACKS[us ^ 1][ep] & self.bbs[us << 3 | PAWN]
+        for fr in squares_of(pawns):
+            occ_after = occupied ^ BB_SQUARES[fr] ^ BB_SQUARES[captured_sq] | BB_SQUARES[ep]
+            attackers = self.attackers_to(ksq, occ_after) & self.occ[us ^ 1] & ~BB_SQUARES[captured_sq]
+            if not attackers:
+                return True
+        return False
+
+    # ------------------------------------------------------------------ draws
+    def is_repetition(self, count=2):
+        """Has the current position occurred ``count - 1`` times before (within the 50-move window)?
+
+        count=2 finds any earlier occurrence (what a search treats as a draw);
+        count=3 is the threefold repetition of the rules.
+        """
+        key = self.key
+        stack = self.stack
+        n = min(self.halfmove, len(stack))
+        seen = 1
+        for i in range(4, n + 1, 2):
+            if stack[-i][5] == key:
+                seen += 1
+                if seen >= count:
+                    return True
+        return False
+
+    def has_insufficient_material(self):
+        """Neither side can possibly mate: K v K, K+minor v K, or bishops all on one colour."""
+        bbs = self.bbs
+        if bbs[PAWN] | bbs[8 | PAWN] | bbs[ROOK] | bbs[8 | ROOK] | bbs[QUEEN] | bbs[8 | QUEEN]:
+            return False
+        knights = bbs[KNIGHT] | bbs[8 | KNIGHT]
+        bishops = bbs[BISHOP] | bbs[8 | BISHOP]
+        if not knights:
+            return not (bishops & BB_LIGHT_SQUARES) or not (bishops & BB_DARK_SQUARES)
+        return not bishops and popcount(knights) <= 1
+
+    # ------------------------------------------------------------------ make / unmake
+    def make(self, move):
+        """Play a (legal) move. Undo with unmake()."""
+        board = self.board
+        fr = move & 63
+        to = move >> 6 & 63
+        flag = move >> 12
+        piece = board[fr]
+        captured = board[to]
+        castling = self.castling
+        key = self.key
+        ep = self.ep
+        psq = self.psq
+        halfmove = self.halfmove
+        self.stack.append((move, captured, castling, ep, halfmove, key, psq))
+        us = self.turn
+        self.turn = us ^ 1
+        if ep:
+            key ^= ZOBRIST_EP_FILE[ep & 7]
+            self.ep = 0
+        if flag < 2 or flag == CAPTURE:
+            # quiet, double push or plain capture: the fast path, one lookup per table
+            from_to = move & 4095
+            mask = FROM_TO_MASK[from_to]
+            key ^= MOVE_KEY[piece][from_to]
+            psq += MOVE_PSQ[piece][from_to]
+            self.bbs[piece] ^= mask
+            self.occ[us] ^= mask
+            board[fr] = 0
+            board[to] = piece
+            if captured:
+                to_bb = BB_SQUARES[to]
+                self.bbs[captured] ^= to_bb
+                self.occ[us ^ 1] ^= to_bb
+                key ^= ZOBRIST_PIECE[captured][to]
+                psq -= PSQ[captured][to]
+                self.halfmove = 0
+            elif piece & 7 == PAWN:
+                self.halfmove = 0
+                if flag:
+                    ep_sq = (fr + to) >> 1
+                    if PAWN_ATTACKS[us][ep_sq] & self.bbs[(us ^ 1) << 3 | PAWN]:
+                        self.ep = ep_sq
+                        key ^= ZOBRIST_EP_FILE[ep_sq & 7]
+            else:
+                self.halfmove = halfmove + 1
+            if castling and mask & self.castle_touch:
+                key = self._update_castling(castling, fr, to, key)
+        else:
+            key, psq = self._make_special(move, fr, to, flag, piece, captured, us, key, psq)
+            if castling:
+                key = self._update_castling(castling, fr, to, key)
+        self.key = key
+        self.psq = psq
+
+    def _update_castling(self, castling, fr, to, key):
+        """Strip the rights a move from fr to to touches; returns the updated key."""
+        cmask = self.castle_mask
+        new_castling = castling & cmask[fr] & cmask[to]
+        if new_castling != castling:
+            key ^= castling_key(castling) ^ castling_key(new_castling)
+            self.castling = new_castling
+        return key
+
+    def _make_special(self, move, fr, to, flag, piece, captured, us, key, psq):
+        """Promotions, en passant and castling (the slow path of make); returns (key, psq)."""
+        board = self.board
+        bbs = self.bbs
+        occ = self.occ
+        them = us ^ 1
+        key ^= ZOBRIST_WHITE_TO_MOVE
+        if flag & PROMOTION:
+            promoted = (us << 3) | ((flag & 3) + KNIGHT)
+            from_bb = BB_SQUARES[fr]
+            to_bb = BB_SQUARES[to]
+            key ^= ZOBRIST_PIECE[piece][fr] ^ ZOBRIST_PIECE[promoted][to]
+            psq += PSQ[promoted][to] - PSQ[piece][fr]
+            bbs[piece] ^= from_bb
+            bbs[promoted] ^= to_bb
+            occ[us] ^= from_bb | to_bb
+            board[fr] = 0
+            board[to] = promoted
+            if captured:
+                bbs[captured] ^= to_bb
+                occ[them] ^= to_bb
+                key ^= ZOBRIST_PIECE[captured][to]
+                psq -= PSQ[captured][to]
+            self.halfmove = 0
+        elif flag == EP_CAPTURE:
+            cap_sq = to - 8 if us == WHITE else to + 8
+            captured_pawn = board[cap_sq]
+            mask = BB_SQUARES[fr] | BB_SQUARES[to]
+            cap_bb = BB_SQUARES[cap_sq]
+            key ^= (ZOBRIST_PIECE[piece][fr] ^ ZOBRIST_PIECE[piece][to]
+                    ^ ZOBRIST_PIECE[captured_pawn][cap_sq])
+            psq += PSQ[piece][to] - PSQ[piece][fr] - PSQ[captured_pawn][cap_sq]
+            bbs[piece] ^= mask
+            occ[us] ^= mask
+            bbs[captured_pawn] ^= cap_bb
+            occ[them] ^= cap_bb
+            board[fr] = 0
+            board[to] = piece
+            board[cap_sq] = 0
+            self.halfmove = 0
+        else:
+            # castling: to is the rook's square (the undo entry's "captured" is that rook,
+            # unmake ignores it); lift both pieces, then put them down, since in Chess960
+            # the destinations may overlap the start squares
+            rook = captured
+            base = 56 if us == BLACK else 0
+            kdest = base + _KING_DEST[flag]
+            rdest = base + _ROOK_DEST[flag]
+            zk = ZOBRIST_PIECE[piece]
+            zr = ZOBRIST_PIECE[rook]
+            key ^= zk[fr] ^ zk[kdest] ^ zr[to] ^ zr[rdest]
+            psq += PSQ[piece][kdest] - PSQ[piece][fr] + PSQ[rook][rdest] - PSQ[rook][to]
+            bbs[piece] ^= BB_SQUARES[fr] ^ BB_SQUARES[kdest]
+            bbs[rook] ^= BB_SQUARES[to] ^ BB_SQUARES[rdest]
+            occ[us] ^= BB_SQUARES[fr] ^ BB_SQUARES[kdest] ^ BB_SQUARES[to] ^ BB_SQUARES[rdest]
+            board[fr] = 0
+            board[to] = 0
+            board[kdest] = piece
+            board[rdest] = rook
+            self.halfmove += 1
+        return key, psq
+
+    def unmake(self):
+        """Take back the last make() (a null move is taken back by unmake_null())."""
+        move, captured, self.castling, self.ep, self.halfmove, self.key, self.psq = self.stack.pop()
+        us = self.turn ^ 1
+        self.turn = us
+        flag = move >> 12
+        board = self.board
+        if flag < 2 or flag == CAPTURE:
+            fr = move & 63
+            to = move >> 6 & 63
+            piece = board[to]
+            mask = FROM_TO_MASK[move & 4095]
+            self.bbs[piece] ^= mask
+            self.occ[us] ^= mask
+            board[fr] = piece
+            board[to] = captured
+            if captured:
+                to_bb = BB_SQUARES[to]
+                self.bbs[captured] ^= to_bb
+                self.occ[us ^ 1] ^= to_bb
+            return
+        fr = move & 63
+        to = move >> 6 & 63
+        bbs = self.bbs
+        occ = self.occ
+        them = us ^ 1
+        if flag & PROMOTION:
+            promoted = board[to]
+            pawn = us << 3 | PAWN
+            from_bb = BB_SQUARES[fr]
+            to_bb = BB_SQUARES[to]
+            bbs[promoted] ^= to_bb
+            bbs[pawn] ^= from_bb
+            occ[us] ^= from_bb | to_bb
+            board[fr] = pawn
+            board[to] = captured
+            if captured:
+                bbs[captured] ^= to_bb
+                occ[them] ^= to_bb
+        elif flag == EP_CAPTURE:
+            piece = board[to]
+            cap_sq = to - 8 if us == WHITE else to + 8
+            captured_pawn = them << 3 | PAWN
+            mask = BB_SQUARES[fr] | BB_SQUARES[to]
+            bbs[piece] ^= mask
+            occ[us] ^= mask
+            bbs[captured_pawn] ^= BB_SQUARES[cap_sq]
+            occ[them] ^= BB_SQUARES[cap_sq]
+            board[fr] = piece
+            board[to] = 0
+            board[cap_sq] = captured_pawn
+        else:
+            base = 56 if us == BLACK else 0
+            kdest = base + _KING_DEST[flag]
+            rdest = base + _ROOK_DEST[flag]
+            king = us << 3 | KING
+            rook = us << 3 | ROOK
+            bbs[king] ^= BB_SQUARES[fr] ^ BB_SQUARES[kdest]
+            bbs[rook] ^= BB_SQUARES[to] ^ BB_SQUARES[rdest]
+            occ[us] ^= BB_SQUARES[fr] ^ BB_SQUARES[kdest] ^ BB_SQUARES[to] ^ BB_SQUARES[rdest]
+            board[kdest] = 0
+            board[rdest] = 0
+            board[fr] = king
+            board[to] = rook
+
+    def make_null(self):
+        """Pass the move (for null-move pruning; never while in check)."""
+        ep = self.ep
+        key = self.key
+        self.stack.append((NULL_MOVE, 0, self.castling, ep, self.halfmove, key, self.psq))
+        key ^= ZOBRIST_WHITE_TO_MOVE
+        if ep:
+            key ^= ZOBRIST_EP_FILE[ep & 7]
+            self.ep = 0
+        self.key = key
+        self.halfmove += 1
+        self.turn ^= 1
+
+    def unmake_null(self):
+        _, _, self.castling, self.ep, self.halfmove, self.key, self.psq = self.stack.pop()
+        self.turn ^= 1
+
+    @property
+    def fullmove(self):
+        """Fullmove number, derived from the ply count so make/unmake need not keep it."""
+        return self.root_fullmove + (len(self.stack) + self.root_turn) // 2
+
+    @property
+    def ply_count(self):
+        return len(self.stack)
+
+    def last_move(self):
+        return self.stack[-1][0] if self.stack else NULL_MOVE
+
+    # ------------------------------------------------------------------ FEN out
+    def castling_fen(self, shredder=False):
+        """Castling field: X-FEN (KQkq, file letters only where ambiguous) or Shredder-FEN."""
+        out = []
+        for color in (WHITE, BLACK):
+            back_rank = BB_RANK_1 if color == WHITE else BB_RANK_8
+            ksq = self.king_square(color)
+            rooks = self.bbs[color << 3 | ROOK] & back_rank
+            for rsq in sorted(squares_of(self.castling & back_rank), reverse=True):
+                rook_file = rsq & 7
+                a_side = rook_file < (ksq & 7)
+                others = [s & 7 for s in squares_of(rooks & ~BB_SQUARES[rsq])]
+                if shredder or any((f < rook_file) == a_side for f in others):
+                    ch = FILE_NAMES[rook_file]
+                else:
+                    ch = "q" if a_side else "k"
+                out.append(ch.upper() if color == WHITE else ch)
+        return "".join(out) or "-"
+
+    def board_fen(self):
+        rows = []
+        for rank in range(7, -1, -1):
+            row = ""
+            empty = 0
+            for file in range(8):
+                piece = self.board[rank * 8 + file]
+                if piece:
+                    if empty:
+                        row += str(empty)
+                        empty = 0
+                    row += PIECE_SYMBOLS[piece]
+                else:
+                    empty += 1
+            if empty:
+                row += str(empty)
+            rows.append(row)
+        return "/".join(rows)
+
+    def fen(self, shredder=False):
+        """Six-field FEN; the en-passant square only when a legal capture exists."""
+        ep = SQUARE_NAMES[self.ep] if self.ep_is_legal() else "-"
+        return "%s %s %s %s %d %d" % (self.board_fen(), "wb"[self.turn],
+                                      self.castling_fen(shredder), ep,
+                                      self.halfmove, self.fullmove)
+
+    def is_chess960_layout(self):
+        """Does any castling right need Chess960 (king off the e-file or rook off a/h)?"""
+        for rsq, entry in self.castle_info.items():
+            if rsq & 7 not in (0, 7) or entry[1] & 7 != 4:
+                return True
+        return False
+
+    def __str__(self):
+        rows = []
+        for rank in range(7, -1, -1):
+            rows.append(" ".join(PIECE_SYMBOLS.get(self.board[rank * 8 + f], ".") for f in range(8)))
+        return "\n".join(rows)
+
+    def __repr__(self):
+        return "Position(%r)" % self.fen()
+
+
+# ---------------------------------------------------------------------- FEN parsing
+def _parse_counter(text, name, minimum):
+    if not text.isdigit():
+        raise FenError("%s %r is not a non-negative number" % (name, text))
+    value = int(text)
+    if value < minimum:
+        raise FenError("%s must be at least %d, got %d" % (name, minimum, value))
+    return value
+
+
+def _parse_board(field):
+    ranks = field.split("/")
+    if len(ranks) != 8:
+        raise FenError("board has %d ranks, expected 8" % len(ranks))
+    board = [0] * 64
+    for i, rank_text in enumerate(ranks):
+        rank = 7 - i
+        file = 0
+        previous_digit = False
+        for ch in rank_text:
+            if ch.isdigit():
+                if ch == "0" or previous_digit:
+                    raise FenError("rank %d has a bad empty-square count %r" % (rank + 1, rank_text))
+                file += int(ch)
+                previous_digit = True
+            elif ch in SYMBOL_PIECES:
+                if file < 8:
+                    board[rank * 8 + file] = SYMBOL_PIECES[ch]
+                file += 1
+                previous_digit = False
+            else:
+                raise FenError("bad piece letter %r in rank %d" % (ch, rank + 1))
+        if file != 8:
+            raise FenError("rank %d is %d squares wide, expected 8 (%r)" % (rank + 1, file, rank_text))
+    return board
+
+
+def _parse_castling(field, board):
+    """Castling field -> bitboard of rook squares (KQkq, X-FEN file letters, Shredder-FEN)."""
+    if field == "-":
+        return 0
+    rights = 0
+    for ch in field:
+        color = WHITE if ch.isupper() else BLACK
+        back = 0 if color == WHITE else 56
+        king = color << 3 | KING
+        rook = color << 3 | ROOK
+        ksq = next((back + f for f in range(8) if board[back + f] == king), None)
+        if ch.lower() not in "kqabcdefgh":
+            raise FenError("bad castling letter %r" % ch)
+        if ksq is None:
+            raise FenError("castling right %r but the %s king is not on its back rank"
+                           % (ch, "white" if color == WHITE else "black"))
+        kfile = ksq & 7
+        low = ch.lower()
+        if low == "k":
+            files = [f for f in range(7, kfile, -1) if board[back + f] == rook]
+        elif low == "q":
+            files = [f for f in range(0, kfile) if board[back + f] == rook]
+        else:
+            f = FILE_NAMES.index(low)
+            files = [f] if board[back + f] == rook and f != kfile else []
+        if not files:
+            raise FenError("castling right %r but no rook in place for it" % ch)
+        rsq = back + files[0]
+        if rights & (1 << rsq):
+            raise FenError("castling right %r given twice" % ch)
+        rights |= 1 << rsq
+    for color in (WHITE, BLACK):
+        side_rights = [sq for sq in squares_of(rights) if (sq < 8) == (color == WHITE)]
+        ksq = next(sq for sq in range(64) if board[sq] == (color << 3 | KING))
+        if len([s for s in side_rights if s > ksq]) > 1 or len([s for s in side_rights if s < ksq]) > 1:
+            raise FenError("more than one castling right on one side of the king in %r" % field)
+    return rights
+
+
+def _parse_fen(fen):
+    if not isinstance(fen, str):
+        raise FenError("FEN must be text")
+    fields = fen.split()
+    if len(fields) not in (4, 6):
+        raise FenError("FEN has %d fields, expected 6 (or 4)" % len(fields))
+    if len(fields) == 4:
+        fields += ["0", "1"]
+    board_field, side_field, castling_field, ep_field, half_field, full_field = fields
+    board = _parse_board(board_field)
+    for color, name in ((WHITE, "white"), (BLACK, "black")):
+        kings = board.count(color << 3 | KING)
+        if kings != 1:
+            raise FenError("%s has %d kings, expected exactly 1" % (name, kings))
+    for sq in list(range(8)) + list(range(56, 64)):
+        if board[sq] & 7 == PAWN:
+            raise FenError("pawn on the first or last rank (%s)" % SQUARE_NAMES[sq])
+    if side_field not in ("w", "b"):
+        raise FenError("side to move must be 'w' or 'b', got %r" % side_field)
+    turn = WHITE if side_field == "w" else BLACK
+    castling = _parse_castling(castling_field, board)
+    halfmove = _parse_counter(half_field, "halfmove clock", 0)
+    fullmove = _parse_counter(full_field, "fullmove number", 0) or 1
+
+    bbs = [0] * 16
+    for sq, piece in enumerate(board):
+        if piece:
+            bbs[piece] |= 1 << sq
+    occ = [0, 0]
+    for piece in range(16):
+        occ[piece >> 3] |= bbs[piece]
+
+    ep = 0
+    if ep_field != "-":
+        try:
+            ep_sq = parse_square(ep_field)
+        except ValueError:
+            raise FenError("bad en-passant square %r" % ep_field) from None
+        them = turn ^ 1
+        rank_ok = (ep_sq >> 3) == (5 if turn == WHITE else 2)
+        pushed = ep_sq - 8 if turn == WHITE else ep_sq + 8
+        origin = ep_sq + 8 if turn == WHITE else ep_sq - 8
+        if (not rank_ok or board[pushed] != (them << 3 | PAWN)
+                or board[ep_sq] or board[origin]):
+            raise FenError("impossible en-passant square %s" % ep_field)
+        if PAWN_ATTACKS[them][ep_sq] & bbs[turn << 3 | PAWN]:
+            ep = ep_sq
+
+    # the side not to move must not be in check
+    probe = Position.__new__(Position)
+    probe.bbs, probe.occ = bbs, occ
+    them = turn ^ 1
+    if probe.is_attacked(probe.king_square(them), turn):
+        raise FenError("the side not to move (%s) is in check" % ("white", "black")[them])
+    return board, bbs, occ, turn, castling, ep, halfmove, fullmove
