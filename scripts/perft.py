@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Run a perft EPD suite (`FEN ;D1 n ;D2 n ...`) and report mismatches with a divide
+against python-chess.
+
+    python scripts/perft.py [--suite standard|chess960|PATH] [--depth N] [--max-nodes N]
+                            [--bulk] [--limit K]
+
+Each position is run to --depth (default 4), or, with --max-nodes, to the deepest listed
+depth whose published count is within the budget.
+"""
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from engine.notation import move_to_uci  # noqa: E402
+from engine.perft import divide, perft, perft_bulk  # noqa: E402
+from engine.position import Position  # noqa: E402
+
+DATA = REPO.parent / "shared" / "data"
+
+
+def load_suite(name):
+    path = Path(name) if os.path.sep in name or name.endswith(".epd") else DATA / "perft" / (name + ".epd")
+    if not path.exists():
+        sys.exit("perft suite not found: %s (expected ../shared/data beside the repo)" % path)
+    suite = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            fen, *counts = line.split(";")
+            suite.append((fen.strip(), {int(c.split()[0][1:]): int(c.split()[1]) for c in counts}))
+    return suite
+
+
+def oracle_divide(fen, depth, chess960):
+    import chess
+
+    def count(board, d):
+        if d <= 1:
+            return board.legal_moves.count() if d == 1 else 1
+        total = 0
+        for m in board.generate_legal_moves():
+            board.push(m)
+            total += count(board, d - 1)
+            board.pop()
+        return total
+
+    board = chess.Board(fen, chess960=chess960)
+    out = {}
+    for m in list(board.legal_moves):
+        board.push(m)
+        out[m.uci()] = count(board, depth - 1)
+        board.pop()
+    return out
+
+
+def report_mismatch(fen, depth, chess960):
+    try:
+        theirs = oracle_divide(fen, depth, chess960)
+    except ImportError:
+        print("   (python-chess not installed: no divide comparison)")
+        return
+    ours = {move_to_uci(m, chess960): n for m, n in divide(Position(fen), depth, bulk=True)}
+    for uci in sorted(set(ours) | set(theirs)):
+        if ours.get(uci) != theirs.get(uci):
+            print("   %s: basilisk %s, python-chess %s" % (uci, ours.get(uci), theirs.get(uci)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suite", default="standard")
+    parser.add_argument("--depth", type=int, default=4)
+    parser.add_argument("--max-nodes", type=int, help="deepest listed depth within this node count")
+    parser.add_argument("--bulk", action="store_true", help="count legal moves at the last ply")
+    parser.add_argument("--limit", type=int, help="only the first K positions")
+    args = parser.parse_args()
+    suite = load_suite(args.suite)[:args.limit]
+    count = perft_bulk if args.bulk else perft
+    failures = 0
+    total_nodes = 0
+    start = time.perf_counter()
+    for i, (fen, depths) in enumerate(suite, 1):
+        if args.max_nodes:
+            within = [d for d, n in depths.items() if n <= args.max_nodes]
+            depth = max(within) if within else min(depths)
+        else:
+            depth = args.depth
+        if depth not in depths:
+            continue
+        pos = Position(fen)
+        chess960 = pos.is_chess960_layout() or args.suite == "chess960"
+        nodes = count(pos, depth)
+        total_nodes += nodes
+        ok = nodes == depths[depth]
+        if not ok:
+            failures += 1
+            print("FAIL %4d D%d %s: %d, expected %d" % (i, depth, fen, nodes, depths[depth]))
+            report_mismatch(fen, depth, chess960)
+    elapsed = time.perf_counter() - start
+    print("%d positions, %d failures, %d nodes in %.1f s (%.0f nodes/s)"
+          % (len(suite), failures, total_nodes, elapsed, total_nodes / max(elapsed, 1e-9)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

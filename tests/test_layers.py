@@ -1,0 +1,41 @@
+"""The engine's layering (STYLE.md): a module imports only from layers below it, nothing
+imports `uci`, and nothing under engine/ imports python-chess."""
+
+import ast
+from pathlib import Path
+
+ENGINE = Path(__file__).resolve().parents[1] / "engine"
+
+LAYER = {
+    "types": 0, "bitboard": 1, "zobrist": 2, "psqt": 2, "position": 3, "movegen": 4,
+    "notation": 5, "evaluate": 5, "perft": 5, "tt": 6, "ordering": 6, "timeman": 6,
+    "search": 7, "uci": 8, "__main__": 9, "__init__": -1,
+}
+
+
+def engine_imports(path):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield node.module
+
+
+def test_every_module_has_a_layer():
+    for path in ENGINE.glob("*.py"):
+        assert path.stem in LAYER, "engine/%s has no layer in tests/test_layers.py" % path.name
+
+
+def test_imports_point_downwards():
+    for path in ENGINE.glob("*.py"):
+        me = LAYER[path.stem]
+        for name in engine_imports(path):
+            root = name.split(".")[0]
+            assert root != "chess", "engine/%s imports python-chess" % path.name
+            if root == "engine" and "." in name:
+                other = name.split(".")[1]
+                assert other in LAYER, name
+                assert LAYER[other] < me, "engine/%s (layer %d) imports %s (layer %d)" % (
+                    path.name, me, other, LAYER[other])

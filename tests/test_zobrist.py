@@ -1,0 +1,65 @@
+"""Zobrist keys: Polyglot's published test vectors, python-chess's hash, and from-scratch
+recomputation after make/unmake (incl. null moves)."""
+
+import chess
+import chess.polyglot
+
+from conftest import read_perft_suite
+from engine.notation import parse_uci_move
+from engine.position import Position
+
+# Test vectors published with the Polyglot book format specification.
+POLYGLOT_VECTORS = [
+    ("", 0x463B96181691FC9C),
+    ("e2e4", 0x823C9B50FD114196),
+    ("e2e4 d7d5", 0x0756B94461C50FB0),
+    ("e2e4 d7d5 e4e5", 0x662FAFB965DB29D4),
+    ("e2e4 d7d5 e4e5 f7f5", 0x22A48B5A8E47FF78),
+    ("e2e4 d7d5 e4e5 f7f5 e1e2", 0x652A607CA3F242C1),
+    ("e2e4 d7d5 e4e5 f7f5 e1e2 e8f7", 0x00FDD303C946BDD9),
+    ("a2a4 b7b5 h2h4 b5b4 c2c4", 0x3C8123EA7B067637),
+    ("a2a4 b7b5 h2h4 b5b4 c2c4 b4c3 a1a3", 0x5C3F9B829B279560),
+]
+
+
+def play(pos, moves):
+    for text in moves.split():
+        move = parse_uci_move(pos, text)
+        assert move is not None, text
+        pos.make(move)
+        assert pos.key == pos.compute_key(), text
+
+
+def test_polyglot_vectors():
+    for moves, key in POLYGLOT_VECTORS:
+        pos = Position()
+        play(pos, moves)
+        assert pos.key == key, "%s: %016x != %016x" % (moves, pos.key, key)
+
+
+def test_suite_keys_equal_python_chess():
+    for line, fen, _ in read_perft_suite("standard.epd"):
+        assert Position(fen).key == chess.polyglot.zobrist_hash(chess.Board(fen)), "line %d" % line
+
+
+def test_null_move_key_and_restore():
+    pos = Position("rnbqkbnr/ppp1pppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3")
+    # en passant possible for white; the null move drops it
+    before = (pos.key, pos.fen(), pos.ep)
+    pos.make_null()
+    assert pos.key == pos.compute_key() and pos.ep == 0 and pos.turn == 1
+    pos.unmake_null()
+    assert (pos.key, pos.fen(), pos.ep) == before
+    pos.validate()
+
+
+def test_transpositions_share_a_key():
+    a, b = Position(), Position()
+    play(a, "g1f3 g8f6 b1c3 b8c6")
+    play(b, "b1c3 b8c6 g1f3 g8f6")
+    assert a.key == b.key
+    c = Position()
+    play(c, "e2e4 e7e5 g1f3")
+    d = Position()
+    play(d, "g1f3 e7e5 e2e4")
+    assert c.key == d.key
