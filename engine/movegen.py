@@ -157,18 +157,23 @@ def generate_moves(pos, quiets=True):
     if pos.ep:
         _en_passant_moves(pos, us, ksq, occupied, append)
 
-    # Pieces.
-    piece_target = cap_target | quiet_target
+    # Pieces: captures and quiet moves in separate loops, so each has a constant flag.
     bb = bbs[ub | KNIGHT] & movable & ~pinned
     while bb:
         f_bb = bb & -bb
         bb ^= f_bb
         fr = f_bb.bit_length() - 1
-        att = KNIGHT_ATTACKS[fr] & piece_target
+        att = KNIGHT_ATTACKS[fr]
+        caps = att & cap_target
+        att &= quiet_target
+        while caps:
+            t_bb = caps & -caps
+            caps ^= t_bb
+            append(fr | (t_bb.bit_length() - 1) << 6 | _CAP)
         while att:
             t_bb = att & -att
             att ^= t_bb
-            append(fr | (t_bb.bit_length() - 1) << 6 | (_CAP if t_bb & theirs else 0))
+            append(fr | (t_bb.bit_length() - 1) << 6)
     for piece_type in (BISHOP, ROOK, QUEEN):
         bb = bbs[ub | piece_type] & movable
         while bb:
@@ -182,13 +187,18 @@ def generate_moves(pos, quiets=True):
             else:
                 att = (ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
                        | BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]])
-            att &= piece_target
             if f_bb & pinned:
                 att &= LINE[ksq][fr]
+            caps = att & cap_target
+            att &= quiet_target
+            while caps:
+                t_bb = caps & -caps
+                caps ^= t_bb
+                append(fr | (t_bb.bit_length() - 1) << 6 | _CAP)
             while att:
                 t_bb = att & -att
                 att ^= t_bb
-                append(fr | (t_bb.bit_length() - 1) << 6 | (_CAP if t_bb & theirs else 0))
+                append(fr | (t_bb.bit_length() - 1) << 6)
 
     # Castling: not out of, through or into check; the rook must not be shielding the king.
     if quiets and not checkers:

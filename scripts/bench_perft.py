@@ -85,6 +85,8 @@ def run(label, ours, theirs, positions, reference):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one ply shallower everywhere")
+    parser.add_argument("--warmup", action="store_true",
+                        help="run everything once untimed first (lets PyPy's JIT warm up)")
     parser.add_argument("--no-reference", action="store_true", help="skip python-chess (e.g. under pypy3 without it)")
     args = parser.parse_args()
     reference = not args.no_reference
@@ -96,6 +98,10 @@ def main():
             reference = False
     positions = [(n, f, d - 1 if args.quick else d) for n, f, d in POSITIONS]
     print("interpreter: %s %s" % (platform.python_implementation(), platform.python_version()))
+    if args.warmup:
+        for _, fen, depth in positions:
+            perft(Position(fen), depth)
+            perft_bulk(Position(fen), depth)
     run("full (make/unmake at every node, leaves included)", perft, chess_perft, positions, reference)
     run("bulk (legal moves counted at the last ply)", perft_bulk, chess_perft_bulk, positions, reference)
 
