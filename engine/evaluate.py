@@ -1,25 +1,559 @@
-"""Static evaluation (stub: tapered material + piece-square score; to be replaced)."""
+"""Static evaluation: tapered PeSTO material + piece-square score plus positional terms.
 
-from engine.bitboard import popcount
-from engine.psqt import unpack
-from engine.types import KNIGHT, BISHOP, ROOK, QUEEN, WHITE
+``evaluate(pos)`` is the fast path the search calls at every leaf: one pass over the
+pieces with bitboard operations, every term accumulated into one packed (mg, eg) int
+(``psqt.pack``), pawn structure looked up in a small cache keyed by the two pawn
+bitboards.  ``evaluate_terms(pos)`` is the slow, obvious path: each term computed on its
+own, square by square, for the UCI ``eval`` table; the tests check that both agree.
 
+Terms (all from white's view before the final sign): material + PST (kept incrementally
+in ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward), passed-pawn
+king proximity, mobility (squares not held by own pieces nor attacked by enemy pawns),
+king safety (weighted attacks on the king zone, pawn shield), bishop pair, rooks on
+open/semi-open files, tempo, mop-up against a bare king, and a drawish-endgame scale.
+"""
+
+from engine.bitboard import (BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES, BB_DARK_SQUARES,
+                             KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK,
+                             BISHOP_TABLE, BISHOP_MASK, popcount, squares_of)
+from engine.psqt import pack, unpack
+from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
+
+# --- Weights (centipawns, (mg, eg)) ------------------------------------------------------
 PHASE_WEIGHTS = {KNIGHT: 1, BISHOP: 1, ROOK: 2, QUEEN: 4}
 MAX_PHASE = 24
 
+# Mobility, Fruit-style: linear in the number of safe squares, centred on a typical count
+# so a piece's PST value stays its value at average mobility.
+MOBILITY_WEIGHT = {KNIGHT: (4, 4), BISHOP: (5, 5), ROOK: (2, 4), QUEEN: (1, 2)}
+MOBILITY_CENTRE = {KNIGHT: 4, BISHOP: 6, ROOK: 7, QUEEN: 13}
 
+# Pawn structure, per pawn.  Passed bonus by relative rank (index 0 = own back rank);
+# PeSTO's pawn tables already pay for advanced pawns, so these are modest.
+PASSED_MG = (0, 0, 0, 5, 15, 30, 50, 0)
+PASSED_EG = (0, 5, 10, 20, 35, 60, 90, 0)
+DOUBLED = (-10, -20)
+ISOLATED = (-10, -15)
+BACKWARD = (-8, -10)
+# Passed pawns in the endgame: per step of king distance to the pawn's stop square,
+# times (relative rank - 2) for pawns on the 4th rank or further.
+PASSER_ENEMY_KING = 5
+PASSER_OWN_KING = 2
+
+# King safety: attack units per attacked king-zone square by piece type, scaled by how
+# many pieces take part (the CPW "attacking king zone" scheme); middlegame only.
+KING_ATTACK_UNITS = {KNIGHT: 20, BISHOP: 20, ROOK: 40, QUEEN: 80}
+ATTACKER_WEIGHT = (0, 0, 50, 75, 88, 94, 97, 99, 100, 100, 100, 100, 100, 100, 100, 100, 100)
+SHIELD_NEAR = 10      # own pawn right in front of the king (king on its first two ranks)
+SHIELD_FAR = 5        # own pawn two ranks in front
+
+BISHOP_PAIR = (30, 50)
+ROOK_OPEN_FILE = (25, 10)
+ROOK_SEMI_OPEN_FILE = (12, 6)
+TEMPO = (15, 5)
+
+# Mop-up against a bare king: drive it to the edge (or KBN's corner) and close in.
+MOPUP_EDGE = 10
+MOPUP_KINGS = 4
+
+SCALE_NORMAL = 64     # scale factors are out of 64
+VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = 337, 365, 477, 1025
+
+PAWN_CACHE_SIZE = 1 << 16
+
+# --- Tables built at import ----------------------------------------------------------------
+_FULL = (1 << 64) - 1
+_NOT_A = _FULL ^ BB_FILE_A
+_NOT_H = _FULL ^ BB_FILE_H
+
+
+def _mobility_table(pt):
+    wm, we = MOBILITY_WEIGHT[pt]
+    c = MOBILITY_CENTRE[pt]
+    return tuple(pack(wm * (n - c), we * (n - c)) for n in range(29))
+
+
+MOB_KNIGHT = _mobility_table(KNIGHT)
+MOB_BISHOP = _mobility_table(BISHOP)
+MOB_ROOK = _mobility_table(ROOK)
+MOB_QUEEN = _mobility_table(QUEEN)
+
+KING_ZONE = [KING_ATTACKS[sq] | 1 << sq for sq in range(64)]
+
+
+def _shield(color, rank_step):
+    masks = []
+    for sq in range(64):
+        f, r = sq & 7, sq >> 3
+        rel = r if color == WHITE else 7 - r
+        bb = 0
+        if rel <= 1:
+            tr = r + rank_step if color == WHITE else r - rank_step
+            for tf in (f - 1, f, f + 1):
+                if 0 <= tf < 8:
+                    bb |= 1 << (tr * 8 + tf)
+        masks.append(bb)
+    return masks
+
+
+SHIELD_NEAR_BB = [_shield(WHITE, 1), _shield(BLACK, 1)]
+SHIELD_FAR_BB = [_shield(WHITE, 2), _shield(BLACK, 2)]
+
+DISTANCE = [[max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3))) for b in range(64)]
+            for a in range(64)]
+MANHATTAN = [[abs((a & 7) - (b & 7)) + abs((a >> 3) - (b >> 3)) for b in range(64)]
+             for a in range(64)]
+# file distance plus rank distance from the four centre squares: 0 in the centre, 6 in a corner
+CENTRE_MANHATTAN = [(3 - min(sq & 7, 7 - (sq & 7))) + (3 - min(sq >> 3, 7 - (sq >> 3)))
+                    for sq in range(64)]
+
+PASSED_PACKED = tuple(pack(PASSED_MG[r], PASSED_EG[r]) for r in range(8))
+DOUBLED_PACKED = pack(*DOUBLED)
+ISOLATED_PACKED = pack(*ISOLATED)
+BACKWARD_PACKED = pack(*BACKWARD)
+BISHOP_PAIR_PACKED = pack(*BISHOP_PAIR)
+ROOK_OPEN_PACKED = pack(*ROOK_OPEN_FILE)
+ROOK_SEMI_PACKED = pack(*ROOK_SEMI_OPEN_FILE)
+TEMPO_PACKED = pack(*TEMPO)
+UNITS_N, UNITS_B = KING_ATTACK_UNITS[KNIGHT], KING_ATTACK_UNITS[BISHOP]
+UNITS_R, UNITS_Q = KING_ATTACK_UNITS[ROOK], KING_ATTACK_UNITS[QUEEN]
+
+
+# --- Pawn structure (bitboard version, cached) --------------------------------------------
+def _fill_north(bb):
+    bb |= bb << 8
+    bb |= bb << 16
+    bb |= bb << 32
+    return bb & _FULL
+
+
+def _fill_south(bb):
+    bb |= bb >> 8
+    bb |= bb >> 16
+    bb |= bb >> 32
+    return bb
+
+
+def _sideways(bb):
+    """Squares beside the set bits on the same rank."""
+    return ((bb << 1) & _NOT_A) | ((bb >> 1) & _NOT_H)
+
+
+def _pawn_sets(wp, bp):
+    """(white attacks, black attacks, (passed, isolated, doubled, backward) per colour)."""
+    w_att = ((wp << 7) & _NOT_H | (wp << 9) & _NOT_A) & _FULL
+    b_att = (bp >> 9) & _NOT_H | (bp >> 7) & _NOT_A
+    w_files = _fill_south(_fill_north(wp))
+    b_files = _fill_south(_fill_north(bp))
+    w_iso = wp & ~_sideways(w_files)
+    b_iso = bp & ~_sideways(b_files)
+    # rear pawns of a doubled pair: an own pawn stands ahead on the file
+    w_dbl = wp & _fill_south(wp >> 8)
+    b_dbl = bp & _fill_north(bp << 8)
+    # passed: no enemy pawn ahead on this or an adjacent file, and no own pawn ahead
+    w_passed = wp & ~_fill_south((bp | _sideways(bp)) >> 8) & ~_fill_south(wp >> 8)
+    b_passed = bp & ~_fill_north((wp | _sideways(wp)) << 8) & ~_fill_north(bp << 8)
+    # backward: no own pawn beside or behind on an adjacent file, stop square held by an
+    # enemy pawn (isolated pawns are already paid for)
+    w_back = wp & ~_fill_north(_sideways(wp)) & (b_att >> 8) & ~w_iso
+    b_back = bp & ~_fill_south(_sideways(bp)) & (w_att << 8) & ~b_iso
+    return w_att, b_att, ((w_passed, w_iso, w_dbl, w_back), (b_passed, b_iso, b_dbl, b_back))
+
+
+def _pawn_entry(wp, bp):
+    """(packed white-view pawn score, white attacks, black attacks, white passed, black passed)."""
+    w_att, b_att, sets = _pawn_sets(wp, bp)
+    score = 0
+    for color, sign in ((WHITE, 1), (BLACK, -1)):
+        passed, iso, dbl, back = sets[color]
+        flip = 0 if color == WHITE else 56
+        s = (popcount(iso) * ISOLATED_PACKED + popcount(dbl) * DOUBLED_PACKED
+             + popcount(back) * BACKWARD_PACKED)
+        while passed:
+            low = passed & -passed
+            passed ^= low
+            s += PASSED_PACKED[((low.bit_length() - 1) ^ flip) >> 3]
+        score += sign * s
+    return score, w_att, b_att, sets[WHITE][0], sets[BLACK][0]
+
+
+_pawn_cache = {}
+
+
+def clear_cache():
+    _pawn_cache.clear()
+
+
+# --- Phase, scaling, mop-up (shared by both paths) --------------------------------------
 def game_phase(pos):
     """24 with all pieces on the board, 0 with none but kings and pawns."""
     bbs = pos.bbs
-    phase = 0
-    for pt, w in PHASE_WEIGHTS.items():
-        phase += w * popcount(bbs[pt] | bbs[8 | pt])
-    return min(phase, MAX_PHASE)
+    phase = (popcount(bbs[KNIGHT] | bbs[8 | KNIGHT] | bbs[BISHOP] | bbs[8 | BISHOP])
+             + 2 * popcount(bbs[ROOK] | bbs[8 | ROOK]) + 4 * popcount(bbs[QUEEN] | bbs[8 | QUEEN]))
+    return phase if phase < MAX_PHASE else MAX_PHASE
 
 
+def _non_pawn_material(bbs, color):
+    b = color << 3
+    return (VALUE_KNIGHT_MG * popcount(bbs[b | KNIGHT]) + VALUE_BISHOP_MG * popcount(bbs[b | BISHOP])
+            + VALUE_ROOK_MG * popcount(bbs[b | ROOK]) + VALUE_QUEEN_MG * popcount(bbs[b | QUEEN]))
+
+
+def scale_factor(pos, strong, passed_strong=0):
+    """How much of the score (out of 64) the side ahead keeps in drawish endings."""
+    bbs = pos.bbs
+    weak = strong ^ 1
+    s, w = strong << 3, weak << 3
+    npm_s = _non_pawn_material(bbs, strong)
+    npm_w = _non_pawn_material(bbs, weak)
+    if not bbs[s | PAWN]:
+        if npm_s - npm_w <= VALUE_BISHOP_MG:
+            # a minor up (or less) without pawns: KB v K, KR v KB, KRB v KR ...
+            if npm_s < VALUE_ROOK_MG:
+                return 0
+            return 4 if npm_w <= VALUE_BISHOP_MG else 14
+        if npm_s == 2 * VALUE_KNIGHT_MG and popcount(bbs[s | KNIGHT]) == 2:
+            # two knights cannot force mate (against pawns they sometimes can)
+            return 0 if not bbs[w | PAWN] else 16
+    wb, bb = bbs[BISHOP], bbs[8 | BISHOP]
+    if (wb and bb and not wb & (wb - 1) and not bb & (bb - 1)
+            and bool(wb & BB_LIGHT_SQUARES) != bool(bb & BB_LIGHT_SQUARES)):
+        # opposite-coloured bishops: very drawish alone, somewhat with other pieces
+        if npm_s == VALUE_BISHOP_MG and npm_w == VALUE_BISHOP_MG:
+            return min(SCALE_NORMAL, 18 + 4 * popcount(passed_strong))
+        return 46
+    return SCALE_NORMAL
+
+
+def mopup(pos, strong):
+    """Endgame bonus (for ``strong``) driving a bare enemy king to the edge; 0 without mating material."""
+    bbs = pos.bbs
+    s = strong << 3
+    bishops, knights = bbs[s | BISHOP], bbs[s | KNIGHT]
+    heavy = bbs[s | QUEEN] | bbs[s | ROOK]
+    if not (heavy or (bishops & BB_LIGHT_SQUARES and bishops & BB_DARK_SQUARES)
+            or (bishops and knights)):
+        return 0
+    weak_king = pos.king_square(strong ^ 1)
+    strong_king = pos.king_square(strong)
+    edge = CENTRE_MANHATTAN[weak_king]
+    if not heavy and knights and bishops and not bishops & (bishops - 1):
+        # KBN: mate can only be forced in a corner of the bishop's colour
+        corners = (7, 56) if bishops & BB_LIGHT_SQUARES else (0, 63)
+        edge = 2 * (7 - min(DISTANCE[weak_king][corners[0]], DISTANCE[weak_king][corners[1]]))
+    return MOPUP_EDGE * edge + MOPUP_KINGS * (14 - MANHATTAN[weak_king][strong_king])
+
+
+SCALE_MAX_PHASE = 14   # drawish-ending rules are only looked at with this little material
+
+
+def _blend(pos, mg, eg, phase):
+    """Tapered score from the side to move's view (sign first, so floor division is symmetric)."""
+    if pos.turn == BLACK:
+        mg, eg = -mg, -eg
+    return (mg * phase + eg * (MAX_PHASE - phase)) // MAX_PHASE
+
+
+def _scaled(pos, score, phase, w_passed, b_passed):
+    """The blended score with the drawish-ending scale applied.  Shared by both paths."""
+    if score and phase <= SCALE_MAX_PHASE:
+        us = pos.turn
+        strong = us if score > 0 else us ^ 1
+        sf = scale_factor(pos, strong, w_passed if strong == WHITE else b_passed)
+        if sf != SCALE_NORMAL:
+            return score * sf // SCALE_NORMAL if score > 0 else -(-score * sf // SCALE_NORMAL)
+    return score
+
+
+# --- The fast path ---------------------------------------------------------------------
 def evaluate(pos):
     """Centipawns from the side to move's point of view."""
-    mg, eg = unpack(pos.psq)
-    phase = game_phase(pos)
+    bbs = pos.bbs
+    wp = bbs[PAWN]
+    bp = bbs[8 | PAWN]
+    key = wp | bp << 64
+    entry = _pawn_cache.get(key)
+    if entry is None:
+        if len(_pawn_cache) >= PAWN_CACHE_SIZE:
+            _pawn_cache.clear()
+        entry = _pawn_cache[key] = _pawn_entry(wp, bp)
+    s, w_patt, b_patt, w_passed, b_passed = entry
+    s += pos.psq
+    occ_w, occ_b = pos.occ
+    occ = occ_w | occ_b
+    wn, wb, wr, wq, wk = bbs[KNIGHT], bbs[BISHOP], bbs[ROOK], bbs[QUEEN], bbs[KING]
+    bn, bb, br, bq, bk = bbs[8 | KNIGHT], bbs[8 | BISHOP], bbs[8 | ROOK], bbs[8 | QUEEN], bbs[8 | KING]
+    phase = popcount(wn | bn | wb | bb) + 2 * popcount(wr | br) + 4 * popcount(wq | bq)
+    if phase > MAX_PHASE:
+        phase = MAX_PHASE
+    wksq = wk.bit_length() - 1
+    bksq = bk.bit_length() - 1
+    pawns = wp | bp
+
+    # white pieces: mobility, attacks on the black king zone, rook files
+    area = ~(occ_w | b_patt)
+    zone = KING_ZONE[bksq]
+    attackers = units = 0
+    b_ = wn
+    while b_:
+        low = b_ & -b_
+        b_ ^= low
+        att = KNIGHT_ATTACKS[low.bit_length() - 1]
+        s += MOB_KNIGHT[popcount(att & area)]
+        if att & zone:
+            attackers += 1
+            units += UNITS_N * popcount(att & zone)
+    b_ = wb
+    while b_:
+        low = b_ & -b_
+        b_ ^= low
+        sq = low.bit_length() - 1
+        att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
+        s += MOB_BISHOP[popcount(att & area)]
+        if att & zone:
+            attackers += 1
+            units += UNITS_B * popcount(att & zone)
+    b_ = wr
+    while b_:
+        low = b_ & -b_
+        b_ ^= low
+        sq = low.bit_length() - 1
+        att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
+        s += MOB_ROOK[popcount(att & area)]
+        if att & zone:
+            attackers += 1
+            units += UNITS_R * popcount(att & zone)
+        file_bb = BB_FILES[sq & 7]
+        if not file_bb & wp:
+            s += ROOK_SEMI_PACKED if file_bb & bp else ROOK_OPEN_PACKED
+    b_ = wq
+    while b_:
+        low = b_ & -b_
+        b_ ^= low
+        sq = low.bit_length() - 1
+        att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]] | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
+        s += MOB_QUEEN[popcount(att & area)]
+        if att & zone:
+            attackers += 1
+            units += UNITS_Q * popcount(att & zone)
+    if attackers > 1:
+        s += units * ATTACKER_WEIGHT[attackers] // 100
+
+    # black pieces, the same from the other side
+    area = ~(occ_b | w_patt)
+    zone = KING_ZONE[wksq]
+    attackers = units = 0
+    b_ = bn
+    while b_:
+        low = b_ & -b_
+        b_ ^= low
+        att = KNIGHT_ATTACKS[low.bit_length() - 1]
+        s -= MOB_KNIGHT[popcount(att & area)]
+        if att & zone:
+            attackers += 1
+            units += UNITS_N * popcount(att & zone)
+    b_ = bb
+    while b_:
+        low = b_ & -b_
+        b_ ^= low
+        sq = low.bit_length() - 1
+        att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
+        s -= MOB_BISHOP[popcount(att & area)]
+        if att & zone:
+            attackers += 1
+            units += UNITS_B * popcount(att & zone)
+    b_ = br
+    while b_:
+        low = b_ & -b_
+        b_ ^= low
+        sq = low.bit_length() - 1
+        att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
+        s -= MOB_ROOK[popcount(att & area)]
+        if att & zone:
+            attackers += 1
+            units += UNITS_R * popcount(att & zone)
+        file_bb = BB_FILES[sq & 7]
+        if not file_bb & bp:
+            s -= ROOK_SEMI_PACKED if file_bb & wp else ROOK_OPEN_PACKED
+    b_ = bq
+    while b_:
+        low = b_ & -b_
+        b_ ^= low
+        sq = low.bit_length() - 1
+        att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]] | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
+        s -= MOB_QUEEN[popcount(att & area)]
+        if att & zone:
+            attackers += 1
+            units += UNITS_Q * popcount(att & zone)
+    if attackers > 1:
+        s -= units * ATTACKER_WEIGHT[attackers] // 100
+
+    # pawn shields (middlegame)
+    s += (SHIELD_NEAR * popcount(SHIELD_NEAR_BB[WHITE][wksq] & wp)
+          + SHIELD_FAR * popcount(SHIELD_FAR_BB[WHITE][wksq] & wp)
+          - SHIELD_NEAR * popcount(SHIELD_NEAR_BB[BLACK][bksq] & bp)
+          - SHIELD_FAR * popcount(SHIELD_FAR_BB[BLACK][bksq] & bp))
+
+    if wb & (wb - 1):
+        s += BISHOP_PAIR_PACKED
+    if bb & (bb - 1):
+        s -= BISHOP_PAIR_PACKED
+
+    # passed pawns: king proximity to the stop square (endgame)
+    b_ = w_passed
+    while b_:
+        low = b_ & -b_
+        b_ ^= low
+        sq = low.bit_length() - 1
+        rank = sq >> 3
+        if rank >= 3:
+            stop = sq + 8
+            s += ((PASSER_ENEMY_KING * DISTANCE[bksq][stop] - PASSER_OWN_KING * DISTANCE[wksq][stop])
+                  * (rank - 2)) << 16
+    b_ = b_passed
+    while b_:
+        low = b_ & -b_
+        b_ ^= low
+        sq = low.bit_length() - 1
+        rank = 7 - (sq >> 3)
+        if rank >= 3:
+            stop = sq - 8
+            s -= ((PASSER_ENEMY_KING * DISTANCE[wksq][stop] - PASSER_OWN_KING * DISTANCE[bksq][stop])
+                  * (rank - 2)) << 16
+
+    s += TEMPO_PACKED if pos.turn == WHITE else -TEMPO_PACKED
+    if occ_b == bk and occ_w != wk:
+        s += mopup(pos, WHITE) << 16
+    elif occ_w == wk and occ_b != bk:
+        s -= mopup(pos, BLACK) << 16
+
+    mg = ((s + 0x8000) & 0xFFFF) - 0x8000
+    eg = (s - mg) >> 16
+    if pos.turn == BLACK:
+        mg, eg = -mg, -eg
     score = (mg * phase + eg * (MAX_PHASE - phase)) // MAX_PHASE
-    return score if pos.turn == WHITE else -score
+    if score and phase <= SCALE_MAX_PHASE:
+        return _scaled(pos, score, phase, w_passed, b_passed)
+    return score
+
+
+# --- The slow path: each term on its own -------------------------------------------------
+TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: doubled",
+              "pawns: backward", "passed: king distance", "mobility", "king attack",
+              "king shield", "bishop pair", "rook files", "tempo", "mop-up")
+
+
+def _pawn_facts(pos, color):
+    """Per own pawn square: (is_passed, is_isolated, is_doubled, is_backward), by scanning squares."""
+    own = pos.bbs[color << 3 | PAWN]
+    enemy = pos.bbs[(color ^ 1) << 3 | PAWN]
+    fwd = 1 if color == WHITE else -1
+    own_sqs = squares_of(own)
+    enemy_sqs = squares_of(enemy)
+    facts = {}
+    for sq in own_sqs:
+        f, r = sq & 7, sq >> 3
+        ahead = (lambda rr: rr > r) if color == WHITE else (lambda rr: rr < r)
+        passed = (not any(abs((e & 7) - f) <= 1 and ahead(e >> 3) for e in enemy_sqs)
+                  and not any((o & 7) == f and ahead(o >> 3) for o in own_sqs))
+        isolated = not any(abs((o & 7) - f) == 1 for o in own_sqs)
+        doubled = any((o & 7) == f and ahead(o >> 3) for o in own_sqs)
+        supported_later = any(abs((o & 7) - f) == 1 and not ahead(o >> 3) for o in own_sqs)
+        stop = sq + 8 * fwd
+        stop_attacked = any(PAWN_ATTACKS[color ^ 1][e] >> stop & 1 for e in enemy_sqs)
+        backward = not isolated and not supported_later and stop_attacked
+        facts[sq] = (passed, isolated, doubled, backward)
+    return facts
+
+
+def _side_terms(pos, color):
+    """Each term for one side, as (mg, eg) from that side's view."""
+    bbs = pos.bbs
+    us, them = color << 3, (color ^ 1) << 3
+    occ = pos.occ[0] | pos.occ[1]
+    terms = dict.fromkeys(TERM_NAMES[1:], (0, 0))
+
+    def add(name, mg, eg):
+        a, b = terms[name]
+        terms[name] = (a + mg, b + eg)
+
+    for sq, (passed, isolated, doubled, backward) in _pawn_facts(pos, color).items():
+        rel_rank = (sq >> 3) if color == WHITE else 7 - (sq >> 3)
+        if passed:
+            add("pawns: passed", PASSED_MG[rel_rank], PASSED_EG[rel_rank])
+            if rel_rank >= 3:
+                stop = sq + 8 if color == WHITE else sq - 8
+                d_them = DISTANCE[pos.king_square(color ^ 1)][stop]
+                d_us = DISTANCE[pos.king_square(color)][stop]
+                add("passed: king distance", 0,
+                    (PASSER_ENEMY_KING * d_them - PASSER_OWN_KING * d_us) * (rel_rank - 2))
+        if isolated:
+            add("pawns: isolated", *ISOLATED)
+        if doubled:
+            add("pawns: doubled", *DOUBLED)
+        if backward:
+            add("pawns: backward", *BACKWARD)
+
+    enemy_pawn_attacks = 0
+    for e in squares_of(bbs[them | PAWN]):
+        enemy_pawn_attacks |= PAWN_ATTACKS[color ^ 1][e]
+    safe = ~(pos.occ[color] | enemy_pawn_attacks)
+    zone = KING_ZONE[pos.king_square(color ^ 1)]
+    attackers = units = 0
+    for pt in (KNIGHT, BISHOP, ROOK, QUEEN):
+        for sq in squares_of(bbs[us | pt]):
+            if pt == KNIGHT:
+                att = KNIGHT_ATTACKS[sq]
+            elif pt == BISHOP:
+                att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
+            elif pt == ROOK:
+                att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
+            else:
+                att = (ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
+                       | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]])
+            n = popcount(att & safe) - MOBILITY_CENTRE[pt]
+            add("mobility", MOBILITY_WEIGHT[pt][0] * n, MOBILITY_WEIGHT[pt][1] * n)
+            if att & zone:
+                attackers += 1
+                units += KING_ATTACK_UNITS[pt] * popcount(att & zone)
+            if pt == ROOK and not BB_FILES[sq & 7] & bbs[us | PAWN]:
+                add("rook files", *(ROOK_SEMI_OPEN_FILE if BB_FILES[sq & 7] & bbs[them | PAWN]
+                                    else ROOK_OPEN_FILE))
+    if attackers > 1:
+        add("king attack", units * ATTACKER_WEIGHT[attackers] // 100, 0)
+
+    ksq = pos.king_square(color)
+    add("king shield", SHIELD_NEAR * popcount(SHIELD_NEAR_BB[color][ksq] & bbs[us | PAWN])
+        + SHIELD_FAR * popcount(SHIELD_FAR_BB[color][ksq] & bbs[us | PAWN]), 0)
+    if popcount(bbs[us | BISHOP]) >= 2:
+        add("bishop pair", *BISHOP_PAIR)
+    if pos.turn == color:
+        add("tempo", *TEMPO)
+    if pos.occ[color ^ 1] == bbs[them | KING] and pos.occ[color] != bbs[us | KING]:
+        add("mop-up", 0, mopup(pos, color))
+    return terms
+
+
+def evaluate_terms(pos):
+    """Every term as (white mg, white eg), then 'phase', 'blended' (side to move's view),
+    'scale' (out of 64) and 'total' (what evaluate returns)."""
+    white = _side_terms(pos, WHITE)
+    black = _side_terms(pos, BLACK)
+    out = {"material+pst": unpack(pos.psq)}
+    for name in TERM_NAMES[1:]:
+        out[name] = (white[name][0] - black[name][0], white[name][1] - black[name][1])
+    mg = sum(v[0] for v in out.values())
+    eg = sum(v[1] for v in out.values())
+    phase = game_phase(pos)
+    blended = _blend(pos, mg, eg, phase)
+    w_passed = sum(1 << sq for sq, f in _pawn_facts(pos, WHITE).items() if f[0])
+    b_passed = sum(1 << sq for sq, f in _pawn_facts(pos, BLACK).items() if f[0])
+    scale = SCALE_NORMAL
+    if blended and phase <= SCALE_MAX_PHASE:
+        strong = pos.turn if blended > 0 else pos.turn ^ 1
+        scale = scale_factor(pos, strong, w_passed if strong == WHITE else b_passed)
+    out["phase"] = phase
+    out["blended"] = blended
+    out["scale"] = scale
+    out["total"] = _scaled(pos, blended, phase, w_passed, b_passed)
+    return out

@@ -1,0 +1,287 @@
+"""Evaluation: colour symmetry, file symmetry of the positional terms, the fast path against
+the term-by-term path, incremental PSQ, PeSTO table orientation and known orderings."""
+
+import random
+
+import chess
+import pytest
+
+from engine.evaluate import (evaluate, evaluate_terms, game_phase, clear_cache, TERM_NAMES,
+                             DOUBLED, ISOLATED, BACKWARD)
+from engine.movegen import generate_moves
+from engine.position import Position
+from engine.psqt import PSQ, PST_MG, PST_EG, MATERIAL_MG, MATERIAL_EG, pack, unpack
+from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+                          parse_square, make_piece)
+
+
+def random_positions(n, seed, max_plies=120):
+    """n FENs from seeded random playouts (varied phases, skipping finished games)."""
+    rng = random.Random(seed)
+    fens = []
+    while len(fens) < n:
+        board = chess.Board()
+        stop = rng.randint(4, max_plies)
+        for _ in range(stop):
+            moves = list(board.legal_moves)
+            if not moves or board.is_game_over():
+                break
+            # prefer captures now and then so that endgames show up too
+            captures = [m for m in moves if board.is_capture(m)]
+            board.push(rng.choice(captures if captures and rng.random() < 0.5 else moves))
+        if not board.is_game_over():
+            fens.append(board.fen())
+    return fens
+
+
+POSITIONS = random_positions(500, seed=20240611)
+
+
+def colour_flipped(fen):
+    return chess.Board(fen).mirror().fen()
+
+
+def file_flipped(fen):
+    return chess.Board(fen).transform(chess.flip_horizontal).fen()
+
+
+# ------------------------------------------------------------------ PeSTO tables
+def test_pesto_orientation_spot_values():
+    """A few values read off the published tables (printed from a8), at our squares."""
+    sq = parse_square
+    assert PST_MG[PAWN][sq("e2")] == -15          # rank-2 row: -35 -1 -20 -23 -15 24 38 -22
+    assert PST_MG[PAWN][sq("a7")] == 98           # rank-7 row starts 98, 134
+    assert PST_EG[PAWN][sq("h7")] == 187
+    assert PST_MG[KNIGHT][sq("a8")] == -167       # the first printed value
+    assert PST_MG[KNIGHT][sq("a1")] == -105       # the first value of the last printed row
+    assert PST_MG[KING][sq("g1")] == 24 and PST_MG[KING][sq("d1")] == -54
+    assert PST_EG[KING][sq("h1")] == -43 and PST_EG[KING][sq("f6")] == 45
+    assert PST_MG[QUEEN][sq("h8")] == 45 and PST_EG[ROOK][sq("h1")] == -20
+    assert all(PST_MG[PAWN][s] == 0 == PST_EG[PAWN][s] for s in list(range(8)) + list(range(56, 64)))
+
+
+def test_psq_black_is_negated_mirror():
+    for pt in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING):
+        for s in range(64):
+            white = PSQ[make_piece(WHITE, pt)][s]
+            assert white == pack(MATERIAL_MG[pt] + PST_MG[pt][s], MATERIAL_EG[pt] + PST_EG[pt][s])
+            assert PSQ[make_piece(BLACK, pt)][s ^ 56] == -white
+
+
+def test_pack_unpack_round_trip():
+    for mg, eg in [(0, 0), (1, -1), (-1, 1), (-32000, 32000), (32000, -32000), (12345, -6789)]:
+        assert unpack(pack(mg, eg)) == (mg, eg)
+        assert unpack(pack(mg, eg) + pack(-3, 7)) == (mg - 3, eg + 7)
+
+
+def test_start_position_psq_is_balanced():
+    pos = Position()
+    assert pos.psq == 0
+    assert game_phase(pos) == 24
+
+
+def test_incremental_psq_through_random_games():
+    """pos.validate() recomputes psq (and everything else) from scratch after each make/unmake."""
+    rng = random.Random(7)
+    for _ in range(30):
+        pos = Position()
+        played = 0
+        for _ in range(rng.randint(20, 150)):
+            moves = generate_moves(pos)
+            if not moves:
+                break
+            pos.make(rng.choice(moves))
+            played += 1
+            pos.validate()
+        for _ in range(played):
+            pos.unmake()
+            pos.validate()
+        assert pos.psq == 0
+
+
+# ------------------------------------------------------------------ symmetry
+@pytest.mark.parametrize("chunk", range(5))
+def test_colour_mirror_symmetry(chunk):
+    for fen in POSITIONS[chunk::5]:
+        pos, mirror = Position(fen), Position(colour_flipped(fen))
+        a, b = evaluate(pos), evaluate(mirror)
+        assert a == b, "eval %d vs mirrored %d\n%s\n%s" % (a, b, fen, mirror.fen())
+        ta, tb = evaluate_terms(pos), evaluate_terms(mirror)
+        for name in TERM_NAMES:
+            assert ta[name] == tuple(-x for x in tb[name]), "term %r: %s vs %s in %s" % (
+                name, ta[name], tb[name], fen)
+
+
+def test_file_flip_symmetry_of_positional_terms():
+    """PeSTO's tables are not left-right symmetric, every other term must be."""
+    checked = 0
+    for fen in POSITIONS:
+        if chess.Board(fen).castling_rights:
+            continue
+        ta = evaluate_terms(Position(fen))
+        tb = evaluate_terms(Position(file_flipped(fen)))
+        for name in TERM_NAMES[1:]:
+            assert ta[name] == tb[name], "term %r: %s vs %s in %s" % (name, ta[name], tb[name], fen)
+        checked += 1
+    assert checked > 100
+
+
+# ------------------------------------------------------------------ two paths agree
+def test_fast_path_matches_terms():
+    clear_cache()
+    for fen in POSITIONS:
+        pos = Position(fen)
+        terms = evaluate_terms(pos)
+        assert evaluate(pos) == terms["total"], fen
+        assert evaluate(pos) == terms["total"], "second call (pawn cache hit) differs: " + fen
+
+
+def test_terms_sum_to_blended_score():
+    for fen in POSITIONS[:100]:
+        pos = Position(fen)
+        t = evaluate_terms(pos)
+        mg = sum(t[n][0] for n in TERM_NAMES)
+        eg = sum(t[n][1] for n in TERM_NAMES)
+        phase = t["phase"]
+        sign = 1 if pos.turn == WHITE else -1
+        assert t["blended"] == (sign * mg * phase + sign * eg * (24 - phase)) // 24
+        if t["scale"] == 64:
+            assert t["total"] == t["blended"]
+        else:
+            assert abs(t["total"]) <= abs(t["blended"])
+
+
+def test_phase_counts_non_pawn_material():
+    assert game_phase(Position("4k3/8/8/8/8/8/8/4K3 w - - 0 1")) == 0
+    assert game_phase(Position("4k3/8/8/8/8/8/8/R3K2Q w - - 0 1")) == 6
+    assert game_phase(Position("3qk3/8/8/8/8/8/8/3QK3 w - - 0 1")) == 8
+    assert game_phase(Position("qqqqkqqq/8/8/8/8/8/8/QQQQKQQQ w - - 0 1")) == 24
+
+
+# ------------------------------------------------------------------ known orderings
+def ev(fen):
+    return evaluate(Position(fen))
+
+
+def test_side_to_move_view():
+    fen = "4k3/8/8/8/8/8/8/3QK3 %s - - 0 1"
+    assert ev(fen % "w") > 500 and ev(fen % "b") < -500
+
+
+def test_extra_queen_is_decisive():
+    equal = ev("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    queen_up = ev("r1b1kbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    assert queen_up > equal + 700
+    assert abs(equal) < 100
+
+
+def test_passed_pawn_on_seventh_beats_third():
+    seventh = ev("6k1/1P6/8/8/8/8/8/6K1 w - - 0 1")
+    third = ev("6k1/8/8/8/8/1P6/8/6K1 w - - 0 1")
+    assert seventh > third + 50
+
+
+def test_passed_pawn_needs_a_free_path():
+    t_passed = evaluate_terms(Position("6k1/5ppp/8/3P4/8/8/5PPP/6K1 w - - 0 1"))["pawns: passed"]
+    t_blocked = evaluate_terms(Position("6k1/3p1ppp/8/3P4/8/8/5PPP/6K1 w - - 0 1"))["pawns: passed"]
+    assert t_passed[1] > 0 and t_blocked == (0, 0)
+    # a pawn on the adjacent file ahead stops it too, one beside it does not (that one is
+    # passed too, but a rank less advanced)
+    assert evaluate_terms(Position("6k1/2p5/8/3P4/8/8/8/6K1 w - - 0 1"))["pawns: passed"] == (0, 0)
+    assert evaluate_terms(Position("6k1/8/8/2pP4/8/8/8/6K1 w - - 0 1"))["pawns: passed"][1] > 0
+
+
+def test_pawn_structure_penalties_detected():
+    t = evaluate_terms(Position("4k3/8/8/8/8/2P5/2P3P1/4K3 w - - 0 1"))
+    # c-pawns doubled and isolated (both), g-pawn isolated
+    assert t["pawns: doubled"][1] < 0
+    assert t["pawns: isolated"][1] < 0
+    assert t["pawns: doubled"] == DOUBLED and t["pawns: isolated"] == tuple(3 * x for x in ISOLATED)
+    healthy = evaluate_terms(Position("4k3/8/8/8/8/8/2PPP3/4K3 w - - 0 1"))
+    assert healthy["pawns: isolated"] == (0, 0) and healthy["pawns: doubled"] == (0, 0)
+
+
+def test_backward_pawn():
+    t = evaluate_terms(Position("4k3/8/8/4p3/2P5/3P4/8/4K3 w - - 0 1"))
+    # d3: c-pawn is ahead of it, no own pawn beside or behind on c/e, d4 hit by e5: backward
+    assert t["pawns: backward"] == BACKWARD
+    t = evaluate_terms(Position("4k3/8/8/4p3/8/2PP4/8/4K3 w - - 0 1"))
+    assert t["pawns: backward"] == (0, 0)           # c3 stands beside d3
+
+
+def test_bishop_pair_and_rook_files():
+    pair = evaluate_terms(Position("4k3/pppppppp/8/8/8/8/PPPPPPPP/2B1KB2 w - - 0 1"))
+    assert pair["bishop pair"][0] > 0
+    open_rook = evaluate_terms(Position("4k3/ppp1pppp/8/8/8/8/PPP1PPPP/3RK3 w - - 0 1"))
+    semi_rook = evaluate_terms(Position("4k3/pppppppp/8/8/8/8/PPP1PPPP/3RK3 w - - 0 1"))
+    closed_rook = evaluate_terms(Position("4k3/pppppppp/8/8/8/8/PPPPPPPP/3RK3 w - - 0 1"))
+    assert open_rook["rook files"][0] > semi_rook["rook files"][0] > closed_rook["rook files"][0] == 0
+
+
+def test_mobility_prefers_active_bishop():
+    active = evaluate_terms(Position("4k3/8/8/8/3B4/8/8/4K3 w - - 0 1"))["mobility"]
+    buried = evaluate_terms(Position("4k3/8/8/8/8/P1P5/1B6/4K3 w - - 0 1"))["mobility"]
+    assert active[0] > buried[0]
+    # squares attacked by enemy pawns do not count
+    guarded = evaluate_terms(Position("4k3/8/3p4/8/3B4/8/8/4K3 w - - 0 1"))["mobility"]
+    assert guarded[0] < active[0]
+
+
+def test_king_attack_and_shield():
+    # white queen and knight both hit g7 next to the castled black king
+    attacked = evaluate_terms(Position("6k1/5ppp/8/5N2/6Q1/8/5PPP/6K1 w - - 0 1"))
+    assert attacked["king attack"][0] > 0
+    # one attacker alone does not count
+    lone = evaluate_terms(Position("6k1/5ppp/8/8/6Q1/8/5PPP/6K1 w - - 0 1"))
+    assert lone["king attack"] == (0, 0)
+    sheltered = evaluate_terms(Position("6k1/8/8/8/8/8/5PPP/6K1 w - - 0 1"))
+    bare = evaluate_terms(Position("6k1/8/8/8/8/5PPP/8/6K1 w - - 0 1"))
+    assert sheltered["king shield"][0] > bare["king shield"][0] > 0
+
+
+def test_tempo_favours_side_to_move():
+    assert ev(Position().fen()) > 0
+    assert ev("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1") > 0
+
+
+# ------------------------------------------------------------------ drawish endgames
+@pytest.mark.parametrize("fen", [
+    "8/8/8/4k3/8/8/8/KNN5 w - - 0 1",        # KNN v K
+    "8/8/8/4k3/8/8/8/KN6 w - - 0 1",         # KN v K
+    "8/8/8/4k3/8/8/8/KB6 w - - 0 1",         # KB v K
+    "8/8/8/4k3/8/8/8/K7 w - - 0 1",          # K v K
+])
+def test_no_winning_material_scores_zero(fen):
+    assert ev(fen) == 0
+    assert ev(fen.replace(" w ", " b ")) == 0
+
+
+def test_rook_v_minor_is_drawish():
+    krkb = ev("8/8/3bk3/8/8/8/8/KR6 w - - 0 1")
+    krk = ev("8/8/4k3/8/8/8/8/KR6 w - - 0 1")
+    assert 0 <= krkb < 60 and krk > 400
+
+
+def test_winning_material_is_not_scaled():
+    assert ev("8/8/8/4k3/8/8/8/KBN5 w - - 0 1") > 500          # KBN v K is a win
+    assert ev("8/8/8/4k3/8/8/8/KQ6 w - - 0 1") > 800
+    assert ev("8/8/8/4k3/8/8/P7/KBN5 w - - 0 1") > 500
+
+
+def test_opposite_coloured_bishops_scaled():
+    ocb = "4k3/5b2/8/8/8/8/P1P1P3/4KB2 w - - 0 1"       # light f7 bishop v light f1: same colour
+    ocb_real = "4k3/4b3/8/8/8/8/P1P1P3/4KB2 w - - 0 1"  # dark e7 bishop v light f1
+    t_same = evaluate_terms(Position(ocb))
+    t_opp = evaluate_terms(Position(ocb_real))
+    assert t_same["scale"] == 64
+    assert t_opp["scale"] < 40 and 0 < t_opp["total"] < t_opp["blended"]
+
+
+def test_mopup_drives_king_to_edge_and_bn_corner():
+    centre = ev("8/8/8/4k3/8/8/8/KR6 w - - 0 1")
+    edge = ev("4k3/8/8/8/8/8/8/KR6 w - - 0 1")
+    assert edge > centre
+    # KBN with a light-squared bishop: the light corner h1/a8 is the one to aim at
+    dark = ev("k7/8/2K5/8/8/8/8/4BN2 w - - 0 1")        # e1 bishop is dark: a8 is the wrong corner
+    light = ev("k7/8/2K5/8/8/8/8/3B1N2 w - - 0 1")      # d1 bishop is light: a8 is the mating corner
+    assert light > dark
