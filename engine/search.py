@@ -1,15 +1,86 @@
-"""Search (stub: plain iterative-deepening alpha-beta; the API is the real one).
+"""Search: iterative deepening, aspiration windows, principal variation search.
 
-The search never prints.  It reports through a callback with one dict per `info` line
-and stops by raising SearchAborted internally when ``stop_requested`` is set or the
-time manager's hard deadline passes.
+The search never prints.  ``Searcher.search`` reports through a callback, one dict per
+PV line for each completed iteration, plus lowerbound/upperbound dicts when an
+aspiration window fails (rate-limited).  It stops by raising SearchAborted internally
+when ``stop_requested`` is set, the node limit is reached or the time manager's hard
+deadline passes; all three are tested every CHECK_INTERVAL nodes.  The position is
+restored on return and the best move is always legal: the best of the last completed
+iteration (or a better root move found by the interrupted one), else the first legal
+move.
+
+Infinite and ponder searches run until stopped, but may return earlier (mate found,
+depth or MAX_PLY reached): the UCI layer holds `bestmove` until `stop`/`ponderhit`.
+``stop_requested`` is cleared when a search starts; a `stop` racing with the start of a
+search is caught by the time manager's own ``stop()``.
+
+Bench (for the UCI `bench` command and scripts/bench_search.py):
+``run_bench(depth=BENCH_DEPTH, hash_mb=16, report=None)`` searches each FEN in
+``BENCH_POSITIONS`` to ``depth`` with a fresh Searcher and returns
+``(total_nodes, elapsed_seconds)``; the node total is the search's signature and must
+not change unless the search does.
+
+Steps of a node (``_search``), in order:
+  1. horizon -> quiescence; node count and stop check
+  2. draws (fifty moves, repetition against game history and search path,
+     insufficient material) and mate-distance pruning
+  3. transposition table probe (cutoff at non-PV nodes)
+  4. static eval; reverse futility, razoring, null move (non-PV, not in check)
+  5. internal iterative reduction when there is no TT move
+  6. moves: TT move (validated against the legal list), then the rest by ordering score;
+     late-move pruning, SEE pruning of bad captures, futility pruning; check extension;
+     late-move reductions; PVS re-searches
+  7. history/killer/countermove updates on a quiet cutoff; TT store
 """
 
+import math
 import time
 
 from engine.evaluate import evaluate
 from engine.movegen import generate_moves
-from engine.types import VALUE_MATE, VALUE_INFINITE, MAX_PLY, VALUE_MATE_IN_MAX_PLY
+from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
+from engine.position import Position
+from engine.tt import TranspositionTable, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
+from engine.types import (VALUE_MATE, VALUE_INFINITE, VALUE_NONE, MAX_PLY,
+                          VALUE_MATE_IN_MAX_PLY, PAWN, KING)
+
+# --- Tunables (each kept because a measurement said it helps; see issue 4 notes) ----
+CHECK_INTERVAL = 256        # nodes between stop/time checks: < 50 ms latency on CPython
+ASPIRATION_MIN_DEPTH = 4    # narrow windows once scores are stable enough to predict
+ASPIRATION_DELTA = 30       # initial half-width (cp); grows by half on each fail
+USE_NULL_MOVE = True
+NULL_MOVE_MIN_DEPTH = 3
+USE_REVERSE_FUTILITY = True
+RFP_MAX_DEPTH = 6
+RFP_MARGIN = 80             # per ply of depth
+USE_RAZORING = True
+RAZOR_MAX_DEPTH = 2
+RAZOR_MARGIN = 250          # per ply of depth
+USE_FUTILITY = True
+FUTILITY_MAX_DEPTH = 5
+FUTILITY_BASE = 90
+FUTILITY_PER_DEPTH = 100
+USE_LMP = True
+LMP_MAX_DEPTH = 6
+USE_LMR = True
+LMR_MIN_DEPTH = 3
+USE_SEE_PRUNING = True
+SEE_PRUNE_MAX_DEPTH = 4
+SEE_PRUNE_MARGIN = 80       # a capture losing more than this per ply of depth is skipped
+USE_IIR = True
+IIR_MIN_DEPTH = 4
+DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
+BOUND_REPORT_AFTER_MS = 1000   # no lowerbound/upperbound reports before this ...
+BOUND_REPORT_EVERY_MS = 300    # ... nor more often than this
+
+# LMR[depth][moves searched]: log-log reduction (Stockfish/Ethereal shape).
+LMR = [[0] * 64 for _ in range(64)]
+for _d in range(1, 64):
+    for _m in range(1, 64):
+        LMR[_d][_m] = int(0.75 + math.log(_d) * math.log(_m) / 2.25)
+
+_CAPTURE_OR_PROMO = 0xC000      # CAPTURE << 12 | PROMOTION << 12
+_INF = float("inf")
 
 
 class SearchAborted(Exception):
@@ -21,21 +92,34 @@ class Searcher:
 
     def __init__(self, hash_mb=16):
         self.hash_mb = hash_mb
+        self.tt = TranspositionTable(hash_mb)
+        self.orderer = MoveOrderer()
         self.stop_requested = False
         self.nodes = 0
+        self.seldepth = 0
+        self.node_limit = _INF
+        self.next_check = CHECK_INTERVAL
+        self.timeman = None
+        self.root_depth = 1
+        self.pv_table = [()] * (MAX_PLY + 8)
+        self.evals = [VALUE_NONE] * (MAX_PLY + 8)
 
     def set_hash(self, mb):
         self.hash_mb = mb
+        self.tt.resize(mb)
 
     def clear(self):
         """Forget everything learnt (ucinewgame / Clear Hash)."""
+        self.tt.clear()
+        self.orderer.clear()
 
     def hashfull(self):
-        return 0
+        return self.tt.hashfull()
 
     def stop(self):
         self.stop_requested = True
 
+    # ------------------------------------------------------------------ driver
     def search(self, pos, limits, timeman, report=None, multipv=1):
         """Search pos (which is restored on return) and return (best_move, ponder_move).
 
@@ -45,80 +129,490 @@ class Searcher:
         """
         self.stop_requested = False
         self.nodes = 0
+        self.seldepth = 0
         self.timeman = timeman
+        self.node_limit = limits.nodes if limits.nodes else _INF
+        self.next_check = min(CHECK_INTERVAL, self.node_limit)
+        self.tt.new_search()
+        self.orderer.new_search()
+        root_len = len(pos.stack)
+
         root_moves = generate_moves(pos)
         if limits.searchmoves:
             root_moves = [m for m in root_moves if m in limits.searchmoves] or root_moves
         if not root_moves:
             return 0, 0
-        best, pv = root_moves[0], [root_moves[0]]
-        max_depth = limits.depth or MAX_PLY
+        root_moves = self._initial_root_order(pos, root_moves)
+        multipv = max(1, min(multipv or 1, len(root_moves)))
+        self.root_nodes = dict.fromkeys(root_moves, 0)
+        self.evals[0] = VALUE_NONE if pos.in_check() else evaluate(pos)
+
+        best, ponder = root_moves[0], 0
+        lines = []
+        max_depth = min(limits.depth or MAX_PLY, MAX_PLY - 8)
+        scale_soft = getattr(timeman, "scale_soft", None)
+        has_deadline = getattr(timeman, "has_deadline", lambda: True)
+        best_changes = 0
+        self._last_bound_report = 0.0
         for depth in range(1, max_depth + 1):
+            self.root_depth = depth
+            results = []
             try:
-                score, pv_new = self._root(pos, root_moves, depth)
+                for pv_idx in range(multipv):
+                    excluded = [line[1][0] for line in results]
+                    candidates = [m for m in root_moves if m not in excluded]
+                    prev = lines[pv_idx][0] if pv_idx < len(lines) else None
+                    self.root_partial = None
+                    score, pv = self._aspiration(pos, depth, candidates, prev, pv_idx, report)
+                    results.append((score, pv))
             except SearchAborted:
+                while len(pos.stack) > root_len:
+                    if pos.stack[-1][0]:
+                        pos.unmake()
+                    else:
+                        pos.unmake_null()
+                if not results and self.root_partial is not None:
+                    pv = self.root_partial[1]
+                    best, ponder = pv[0], (pv[1] if len(pv) > 1 else 0)
                 break
-            best, pv = pv_new[0], pv_new
-            root_moves.remove(best)
-            root_moves.insert(0, best)
+            # a completed iteration: remember and report it, reorder the root moves
+            results.sort(key=lambda line: -line[0])     # stable: ties keep search order
+            if lines and results[0][1][0] != lines[0][1][0]:
+                best_changes += 1
+            lines = results
+            best = lines[0][1][0]
+            ponder = lines[0][1][1] if len(lines[0][1]) > 1 else 0
+            line_moves = [line[1][0] for line in lines]
+            rest = [m for m in root_moves if m not in line_moves]
+            rest.sort(key=self.root_nodes.__getitem__, reverse=True)
+            root_moves = line_moves + rest
             if report:
-                elapsed = max(timeman.elapsed_ms(), 1)
-                info = {"depth": depth, "seldepth": depth, "multipv": 1, "nodes": self.nodes,
-                        "nps": int(self.nodes * 1000 / elapsed), "time": int(elapsed),
-                        "hashfull": 0, "pv": pv, "bound": None}
-                if abs(score) >= VALUE_MATE_IN_MAX_PLY:
-                    plies = VALUE_MATE - abs(score)
-                    info["mate"] = (plies + 1) // 2 if score > 0 else -(plies // 2)
-                else:
-                    info["score"] = score
-                report(info)
-            if limits.nodes and self.nodes >= limits.nodes:
+                for i, (score, pv) in enumerate(lines):
+                    report(self._info(depth, i + 1, score, pv, None))
+            # stop conditions
+            top = lines[0][0]
+            if self.nodes >= self.node_limit or self.stop_requested:
                 break
-            if timeman.soft_expired() or self.stop_requested:
+            if limits.mate and top >= VALUE_MATE_IN_MAX_PLY and VALUE_MATE - top <= 2 * limits.mate - 1:
                 break
-        return best, (pv[1] if len(pv) > 1 else 0)
+            if (abs(top) >= VALUE_MATE_IN_MAX_PLY and depth > VALUE_MATE - abs(top) + 6
+                    and not getattr(limits, "infinite", False) and not getattr(limits, "ponder", False)):
+                break   # the mate is proven well beyond its length: deeper search adds nothing
+            if scale_soft is not None and has_deadline() and depth >= 4:
+                # think longer while the best move keeps changing
+                scale_soft(min(0.75 + 0.35 * best_changes, 2.0))
+                best_changes = best_changes * 3 // 4
+            if timeman.soft_expired():
+                break
+        return best, ponder
 
-    def _check(self, limits_nodes=None):
-        if self.stop_requested or self.timeman.hard_expired():
+    def _initial_root_order(self, pos, moves):
+        entry = self.tt.probe(pos.key, 0)
+        tt_move = entry[0] if entry else 0
+        scores = self.orderer.score(pos, moves, 0, 0)
+        order = sorted(range(len(moves)), key=lambda i: -scores[i])
+        ordered = [moves[i] for i in order]
+        if tt_move in ordered:
+            ordered.remove(tt_move)
+            ordered.insert(0, tt_move)
+        return ordered
+
+    def _aspiration(self, pos, depth, candidates, prev, pv_idx, report):
+        """Search the root in a window around the previous score, widening on failure."""
+        if depth >= ASPIRATION_MIN_DEPTH and prev is not None and abs(prev) < VALUE_MATE_IN_MAX_PLY:
+            delta = ASPIRATION_DELTA
+            alpha = max(prev - delta, -VALUE_INFINITE)
+            beta = min(prev + delta, VALUE_INFINITE)
+        else:
+            delta = VALUE_INFINITE
+            alpha, beta = -VALUE_INFINITE, VALUE_INFINITE
+        while True:
+            score, pv = self._root(pos, depth, alpha, beta, candidates, pv_idx)
+            if score <= alpha:
+                bound = "upper"
+                beta = (alpha + beta) // 2
+                alpha = max(score - delta, -VALUE_INFINITE)
+            elif score >= beta:
+                bound = "lower"
+                beta = min(score + delta, VALUE_INFINITE)
+                candidates.remove(pv[0])
+                candidates.insert(0, pv[0])
+            else:
+                return score, pv
+            delta += delta // 2
+            if report and pv:
+                elapsed = self.timeman.elapsed_ms()
+                if (elapsed >= BOUND_REPORT_AFTER_MS
+                        and elapsed - self._last_bound_report >= BOUND_REPORT_EVERY_MS):
+                    self._last_bound_report = elapsed
+                    report(self._info(depth, pv_idx + 1, score, pv, bound))
+
+    def _info(self, depth, multipv, score, pv, bound):
+        elapsed = max(self.timeman.elapsed_ms(), 1.0)
+        info = {"depth": depth, "seldepth": max(self.seldepth, depth), "multipv": multipv,
+                "nodes": self.nodes, "nps": int(self.nodes * 1000 / elapsed),
+                "time": int(elapsed), "hashfull": self.tt.hashfull(), "pv": list(pv),
+                "bound": bound}
+        if abs(score) >= VALUE_MATE_IN_MAX_PLY:
+            plies = VALUE_MATE - abs(score)
+            info["mate"] = (plies + 1) // 2 if score > 0 else -(plies // 2)
+        else:
+            info["score"] = score
+        return info
+
+    def _check(self):
+        """Every CHECK_INTERVAL nodes: stop flag, node limit, hard deadline."""
+        if self.nodes >= self.node_limit or self.stop_requested or self.timeman.hard_expired():
             raise SearchAborted
+        self.next_check = min(self.nodes + CHECK_INTERVAL, self.node_limit)
 
-    def _root(self, pos, moves, depth):
-        alpha, beta = -VALUE_INFINITE, VALUE_INFINITE
-        best_pv = [moves[0]]
-        for move in moves:
+    # ------------------------------------------------------------------ root
+    def _root(self, pos, depth, alpha, beta, moves, pv_idx):
+        """One pass over the root moves; returns (score, pv).  pv is () on a fail low."""
+        search = self._search
+        pvt = self.pv_table
+        root_nodes = self.root_nodes
+        best_score = -VALUE_INFINITE
+        best_pv = ()
+        for i, move in enumerate(moves):
+            before = self.nodes
             pos.make(move)
-            try:
-                score, child_pv = self._negamax(pos, depth - 1, -beta, -alpha, 1)
-            finally:
-                pos.unmake()
-            score = -score
-            if score > alpha:
-                alpha = score
-                best_pv = [move] + child_pv
-        return alpha, best_pv
+            new_depth = depth - 1 + (1 if pos.in_check() else 0)
+            pvt[1] = ()
+            if i == 0:
+                score = -search(pos, new_depth, -beta, -alpha, 1, False)
+            else:
+                score = -search(pos, new_depth, -alpha - 1, -alpha, 1, True)
+                if alpha < score < beta:
+                    pvt[1] = ()
+                    score = -search(pos, new_depth, -beta, -alpha, 1, False)
+            pos.unmake()
+            root_nodes[move] += self.nodes - before
+            if score > best_score:
+                best_score = score
+                if score > alpha:
+                    best_pv = (move,) + pvt[1]
+                    if i and pv_idx == 0:
+                        self.root_partial = (score, best_pv)
+                    if score >= beta:
+                        break
+                    alpha = score
+        return best_score, best_pv
 
-    def _negamax(self, pos, depth, alpha, beta, ply):
-        self.nodes += 1
-        if self.nodes & 255 == 0:
-            self._check()
-        if ply and (pos.halfmove >= 100 or pos.is_repetition(2)):
-            return 0, []
+    # ------------------------------------------------------------------ interior nodes
+    def _search(self, pos, depth, alpha, beta, ply, cut_node):
+        # Step 1. horizon, node count, stop check
         if depth <= 0:
-            return evaluate(pos), []
+            return self._qsearch(pos, alpha, beta, ply)
+        self.nodes += 1
+        if self.nodes >= self.next_check:
+            self._check()
+        pv_node = beta - alpha > 1
+
+        # Step 2. draws, mate-distance pruning
+        if pos.halfmove >= 100 or pos.is_repetition(2) or pos.has_insufficient_material():
+            return 0
+        if ply >= MAX_PLY - 8:
+            return evaluate(pos)
+        if alpha < -VALUE_MATE + ply:
+            alpha = -VALUE_MATE + ply
+            if alpha >= beta:
+                return alpha
+        if beta > VALUE_MATE - ply - 1:
+            beta = VALUE_MATE - ply - 1
+            if alpha >= beta:
+                return beta
+
+        # Step 3. transposition table
+        key = pos.key
+        tt = self.tt
+        entry = tt.probe(key, ply)
+        tt_move = 0
+        if entry is not None:
+            tt_move, tt_score, tt_eval, tt_depth, tt_bound = entry
+            if (not pv_node and tt_depth >= depth
+                    and (tt_bound == BOUND_EXACT
+                         or (tt_bound == BOUND_LOWER and tt_score >= beta)
+                         or (tt_bound == BOUND_UPPER and tt_score <= alpha))):
+                return tt_score
+
+        # Step 4. static eval and whole-node pruning
+        in_check = pos.in_check()
+        evals = self.evals
+        improving = False
+        if in_check:
+            static_eval = eval_ = VALUE_NONE
+            evals[ply] = VALUE_NONE
+        else:
+            if entry is not None and tt_eval != VALUE_NONE:
+                static_eval = tt_eval
+            else:
+                static_eval = evaluate(pos)
+            evals[ply] = static_eval
+            eval_ = static_eval
+            if entry is not None and abs(tt_score) < VALUE_MATE_IN_MAX_PLY and (
+                    tt_bound & (BOUND_LOWER if tt_score > static_eval else BOUND_UPPER)):
+                eval_ = tt_score
+            improving = ply < 2 or static_eval > evals[ply - 2]
+            if not pv_node:
+                if (USE_REVERSE_FUTILITY and depth <= RFP_MAX_DEPTH
+                        and eval_ - RFP_MARGIN * (depth - improving) >= beta
+                        and eval_ < VALUE_MATE_IN_MAX_PLY):
+                    return eval_
+                if (USE_RAZORING and depth <= RAZOR_MAX_DEPTH
+                        and eval_ + RAZOR_MARGIN * depth < alpha):
+                    score = self._qsearch(pos, alpha, alpha + 1, ply)
+                    if score <= alpha:
+                        return score
+                if (USE_NULL_MOVE and depth >= NULL_MOVE_MIN_DEPTH and eval_ >= beta
+                        and pos.stack and pos.stack[-1][0]
+                        and beta > -VALUE_MATE_IN_MAX_PLY):
+                    us = pos.turn << 3
+                    bbs = pos.bbs
+                    # zugzwang guard: the side to move has a piece besides pawns and king
+                    if pos.occ[pos.turn] & ~(bbs[us | PAWN] | bbs[us | KING]):
+                        r = 3 + depth // 4 + min((eval_ - beta) // 200, 2)
+                        pos.make_null()
+                        score = -self._search(pos, depth - 1 - r, -beta, -beta + 1, ply + 1,
+                                              not cut_node)
+                        pos.unmake_null()
+                        if score >= beta:
+                            return beta if score >= VALUE_MATE_IN_MAX_PLY else score
+
+        # Step 5. internal iterative reduction
+        if USE_IIR and not tt_move and depth >= IIR_MIN_DEPTH and (pv_node or cut_node):
+            depth -= 1
+
+        # Step 6. the moves
         moves = generate_moves(pos)
         if not moves:
-            return (-VALUE_MATE + ply if pos.in_check() else 0), []
-        best_pv = []
-        for move in moves:
+            return -VALUE_MATE + ply if in_check else 0
+        tt_ok = tt_move in moves if tt_move else False
+        orderer = self.orderer
+        stack = pos.stack
+        prev_move = stack[-1][0] if stack else 0
+        scores = None
+        best_score = -VALUE_INFINITE
+        best_move = 0
+        searched = 0
+        quiets = []
+        pvt = self.pv_table
+        search = self._search
+        prune_ok = not pv_node and not in_check
+        lmp_limit = ((3 + depth * depth) // (2 - improving)
+                     if USE_LMP and prune_ok and depth <= LMP_MAX_DEPTH else 999)
+        futile = (USE_FUTILITY and prune_ok and depth <= FUTILITY_MAX_DEPTH
+                  and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * depth <= alpha)
+        see_prune = USE_SEE_PRUNING and prune_ok and depth <= SEE_PRUNE_MAX_DEPTH
+        extend_ok = ply < 2 * self.root_depth
+        lmr_ok = USE_LMR and depth >= LMR_MIN_DEPTH and not in_check
+        lmr_row = LMR[depth if depth < 64 else 63]
+        skip_quiets = False
+        s = GOOD_CAPTURE
+        for k in range(len(moves)):
+            if k == 0 and tt_ok:
+                move = tt_move
+            else:
+                if scores is None:
+                    scores = orderer.score(pos, moves, ply, orderer.counter_move(pos, prev_move))
+                    if tt_ok:
+                        scores[moves.index(tt_move)] = USED
+                s = max(scores)
+                i = scores.index(s)
+                scores[i] = USED
+                move = moves[i]
+            is_quiet = not move & _CAPTURE_OR_PROMO
+            if searched and best_score > -VALUE_MATE_IN_MAX_PLY:
+                if is_quiet:
+                    if skip_quiets or searched >= lmp_limit:
+                        skip_quiets = True
+                        continue
+                elif see_prune and s < 0 and not see_ge(pos, move, -SEE_PRUNE_MARGIN * depth):
+                    continue
             pos.make(move)
-            try:
-                score, child_pv = self._negamax(pos, depth - 1, -beta, -alpha, ply + 1)
-            finally:
+            gives_check = pos.in_check()
+            if futile and is_quiet and searched and not gives_check:
                 pos.unmake()
-            score = -score
-            if score > alpha:
-                alpha = score
-                best_pv = [move] + child_pv
-                if alpha >= beta:
-                    break
-        return alpha, best_pv
+                continue
+            searched += 1
+            new_depth = depth - 1 + (1 if gives_check and extend_ok else 0)
+            if searched == 1:
+                if pv_node:
+                    pvt[ply + 1] = ()
+                score = -search(pos, new_depth, -beta, -alpha, ply + 1, not pv_node and not cut_node)
+            else:
+                full = True
+                if lmr_ok and is_quiet and searched > (3 if pv_node else 1) and not gives_check:
+                    r = lmr_row[searched if searched < 64 else 63]
+                    if pv_node:
+                        r -= 1
+                    if cut_node:
+                        r += 1
+                    if not improving:
+                        r += 1
+                    if s >= COUNTER:
+                        r -= 1
+                    else:
+                        r -= s // 8192
+                    if r > new_depth - 1:
+                        r = new_depth - 1
+                    if r > 0:
+                        score = -search(pos, new_depth - r, -alpha - 1, -alpha, ply + 1, True)
+                        full = score > alpha
+                if full:
+                    score = -search(pos, new_depth, -alpha - 1, -alpha, ply + 1, not cut_node)
+                if pv_node and alpha < score < beta:
+                    pvt[ply + 1] = ()
+                    score = -search(pos, new_depth, -beta, -alpha, ply + 1, False)
+            pos.unmake()
+
+            if score > best_score:
+                best_score = score
+                if score > alpha:
+                    best_move = move
+                    if pv_node:
+                        pvt[ply] = (move,) + pvt[ply + 1]
+                    if score >= beta:
+                        if is_quiet:
+                            orderer.update(pos, move, depth, ply, quiets, prev_move)
+                        break
+                    alpha = score
+            if is_quiet:
+                quiets.append(move)
+
+        # Step 7. store
+        if best_score >= beta:
+            bound = BOUND_LOWER
+        elif pv_node and best_move:
+            bound = BOUND_EXACT
+        else:
+            bound = BOUND_UPPER
+        tt.store(key, ply, best_move, best_score, static_eval, depth, bound)
+        return best_score
+
+    # ------------------------------------------------------------------ quiescence
+    def _qsearch(self, pos, alpha, beta, ply):
+        self.nodes += 1
+        if self.nodes >= self.next_check:
+            self._check()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        if ply >= MAX_PLY - 8:
+            return evaluate(pos)
+        key = pos.key
+        tt = self.tt
+        entry = tt.probe(key, ply)
+        if entry is not None and beta - alpha == 1:
+            tt_score, tt_bound = entry[1], entry[4]
+            if (tt_bound == BOUND_EXACT or (tt_bound == BOUND_LOWER and tt_score >= beta)
+                    or (tt_bound == BOUND_UPPER and tt_score <= alpha)):
+                return tt_score
+        in_check = pos.in_check()
+        orderer = self.orderer
+        if in_check:
+            moves = generate_moves(pos)
+            if not moves:
+                return -VALUE_MATE + ply
+            static_eval = VALUE_NONE
+            best_score = -VALUE_INFINITE
+            scores = orderer.score(pos, moves, ply, 0)
+        else:
+            if entry is not None and entry[2] != VALUE_NONE:
+                static_eval = entry[2]
+            else:
+                static_eval = evaluate(pos)
+            best_score = static_eval
+            if best_score >= beta:
+                return best_score
+            if best_score > alpha:
+                alpha = best_score
+            moves = generate_moves(pos, False)
+            if not moves:
+                return best_score
+            scores = orderer.score_captures(pos, moves)
+        board = pos.board
+        best_move = 0
+        qsearch = self._qsearch
+        for _ in range(len(moves)):
+            s = max(scores)
+            i = scores.index(s)
+            scores[i] = USED
+            move = moves[i]
+            if not in_check and not move & 0x8000:
+                victim = SEE_VALUE[board[move >> 6 & 63] & 7 or PAWN]
+                if static_eval + victim + DELTA_MARGIN <= alpha:
+                    continue
+                if victim < SEE_VALUE[board[move & 63] & 7] and not see_ge(pos, move, 0):
+                    continue
+            pos.make(move)
+            score = -qsearch(pos, -beta, -alpha, ply + 1)
+            pos.unmake()
+            if score > best_score:
+                best_score = score
+                if score > alpha:
+                    best_move = move
+                    if score >= beta:
+                        break
+                    alpha = score
+        tt.store(key, ply, best_move, best_score, static_eval, 0,
+                 BOUND_LOWER if best_score >= beta else BOUND_UPPER)
+        return best_score
+
+
+# ---------------------------------------------------------------------- bench
+BENCH_DEPTH = 5
+BENCH_POSITIONS = [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1",
+    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+    "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+    "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
+    "r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1",
+    "6k1/5p2/6p1/8/7p/8/6PP/6K1 b - - 0 1",
+    "8/8/1p1k4/p1p5/P1P2K2/1P6/8/8 w - - 0 1",
+    "4rrk1/pp1n3p/3q2pQ/2p1pb2/2PP4/2P3N1/P2B2PP/4RRK1 b - - 7 19",
+]
+
+
+class _BenchLimits:
+    """Just the fields the search reads (engine.timeman.Limits has them all)."""
+
+    def __init__(self, depth):
+        self.depth = depth
+        self.nodes = self.mate = None
+        self.searchmoves = []
+
+
+class _NoClock:
+    def __init__(self):
+        self.start = time.perf_counter()
+
+    def elapsed_ms(self):
+        return (time.perf_counter() - self.start) * 1000.0
+
+    def hard_expired(self):
+        return False
+
+    def soft_expired(self):
+        return False
+
+
+def run_bench(depth=BENCH_DEPTH, hash_mb=16, report=None, positions=None):
+    """Search each bench FEN to depth with a fresh Searcher; (total_nodes, seconds).
+
+    ``report(fen, nodes, seconds, best_move)`` is called after each position.
+    """
+    total = 0
+    start = time.perf_counter()
+    for fen in positions or BENCH_POSITIONS:
+        searcher = Searcher(hash_mb)
+        pos = Position(fen)
+        t0 = time.perf_counter()
+        best, _ = searcher.search(pos, _BenchLimits(depth), _NoClock())
+        total += searcher.nodes
+        if report:
+            report(fen, searcher.nodes, time.perf_counter() - t0, best)
+    return total, time.perf_counter() - start

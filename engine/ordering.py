@@ -1,0 +1,220 @@
+"""Move ordering: static exchange evaluation, MVV-LVA, killers, history, countermoves.
+
+The search tries the (validated) TT move before anything is scored, then scores the
+rest once with ``MoveOrderer.score`` and picks the best remaining move each time
+(``max`` + ``index`` run in C), so a cutoff early in the list wastes little.
+
+Score bands, best first:
+    queen promotions and captures that do not lose material (SEE >= 0), by MVV-LVA
+    killer 1, killer 2, the countermove of the opponent's last move
+    other quiet moves by history (bounded to +-HISTORY_MAX)
+    captures that lose material, by MVV-LVA
+    under-promotions
+"""
+
+from engine.bitboard import (PAWN_ATTACKS, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE, ROOK_MASK,
+                             BISHOP_TABLE, BISHOP_MASK)
+from engine.types import PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, MAX_PLY
+
+# Piece values for exchanges (index = piece type); the king's is large so that
+# MVV-LVA puts king captures last, SEE never lets a king be captured.
+SEE_VALUE = (0, 100, 320, 330, 500, 950, 20000, 0)
+
+GOOD_CAPTURE = 3_000_000
+KILLER_1 = 2_000_002
+KILLER_2 = 2_000_001
+COUNTER = 2_000_000
+BAD_CAPTURE = -2_000_000
+UNDER_PROMOTION = -3_000_000
+USED = -10_000_000          # a move already tried (below every real score)
+HISTORY_MAX = 16384         # history values stay within +-HISTORY_MAX (gravity update)
+
+_CAPTURE_BIT = 4 << 12
+_PROMO_BIT = 8 << 12
+_EP_FLAG = 5
+
+
+def see_ge(pos, move, threshold=0):
+    """Does the exchange started by move win at least threshold (Stockfish's swap loop)?
+
+    Pins are ignored; en passant counts a pawn; promotions count the pawn only.
+    """
+    fr = move & 63
+    to = move >> 6 & 63
+    flag = move >> 12
+    if flag == 2 or flag == 3:          # castling
+        return threshold <= 0
+    board = pos.board
+    victim = PAWN if flag == _EP_FLAG else board[to] & 7
+    swap = SEE_VALUE[victim] - threshold
+    if swap < 0:
+        return False
+    swap = SEE_VALUE[board[fr] & 7] - swap
+    if swap <= 0:
+        return True
+    bbs = pos.bbs
+    occ = pos.occ
+    occupied = (occ[0] | occ[1]) ^ (1 << fr) ^ (1 << to)
+    if flag == _EP_FLAG:
+        occupied ^= 1 << (to - 8 if pos.turn == 0 else to + 8)
+    stm = pos.turn
+    bishops_queens = bbs[BISHOP] | bbs[QUEEN] | bbs[8 | BISHOP] | bbs[8 | QUEEN]
+    rooks_queens = bbs[ROOK] | bbs[QUEEN] | bbs[8 | ROOK] | bbs[8 | QUEEN]
+    rook_table = ROOK_TABLE[to]
+    rook_mask = ROOK_MASK[to]
+    bishop_table = BISHOP_TABLE[to]
+    bishop_mask = BISHOP_MASK[to]
+    attackers = ((PAWN_ATTACKS[1][to] & bbs[PAWN]) | (PAWN_ATTACKS[0][to] & bbs[8 | PAWN])
+                 | (KNIGHT_ATTACKS[to] & (bbs[KNIGHT] | bbs[8 | KNIGHT]))
+                 | (KING_ATTACKS[to] & (bbs[KING] | bbs[8 | KING]))
+                 | (rook_table[occupied & rook_mask] & rooks_queens)
+                 | (bishop_table[occupied & bishop_mask] & bishops_queens))
+    res = 1
+    while True:
+        stm ^= 1
+        attackers &= occupied
+        stm_attackers = attackers & occ[stm]
+        if not stm_attackers:
+            break
+        res ^= 1
+        base = stm << 3
+        bb = stm_attackers & bbs[base | PAWN]
+        if bb:
+            swap = 100 - swap
+            if swap < res:
+                break
+            occupied ^= bb & -bb
+            attackers |= bishop_table[occupied & bishop_mask] & bishops_queens
+            continue
+        bb = stm_attackers & bbs[base | KNIGHT]
+        if bb:
+            swap = 320 - swap
+            if swap < res:
+                break
+            occupied ^= bb & -bb
+            continue
+        bb = stm_attackers & bbs[base | BISHOP]
+        if bb:
+            swap = 330 - swap
+            if swap < res:
+                break
+            occupied ^= bb & -bb
+            attackers |= bishop_table[occupied & bishop_mask] & bishops_queens
+            continue
+        bb = stm_attackers & bbs[base | ROOK]
+        if bb:
+            swap = 500 - swap
+            if swap < res:
+                break
+            occupied ^= bb & -bb
+            attackers |= rook_table[occupied & rook_mask] & rooks_queens
+            continue
+        bb = stm_attackers & bbs[base | QUEEN]
+        if bb:
+            swap = 950 - swap
+            if swap < res:
+                break
+            occupied ^= bb & -bb
+            attackers |= ((bishop_table[occupied & bishop_mask] & bishops_queens)
+                          | (rook_table[occupied & rook_mask] & rooks_queens))
+            continue
+        # only the king is left: it may capture only if the other side has no attacker left
+        return bool(res ^ (1 if attackers & occ[stm ^ 1] else 0))
+    return bool(res)
+
+
+def see(pos, move):
+    """Exchange value of move in centipawns (by bisection on see_ge; for tests and tools)."""
+    lo, hi = -2000, 2000
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if see_ge(pos, move, mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class MoveOrderer:
+    """Killers per ply, butterfly-free history by (piece, to), and countermoves."""
+
+    def __init__(self):
+        self.clear()
+
+    def clear(self):
+        self.killers = [[0, 0] for _ in range(MAX_PLY + 8)]
+        self.history = [0] * (16 * 64)
+        self.counter = [0] * (16 * 64)
+
+    def new_search(self):
+        """Keep what was learnt but damp it, and forget killers of the previous tree."""
+        self.history = [h // 2 for h in self.history]
+        for k in self.killers:
+            k[0] = k[1] = 0
+
+    def score(self, pos, moves, ply, counter_move):
+        """One ordering score per move (see the bands in the module docstring)."""
+        board = pos.board
+        history = self.history
+        k1, k2 = self.killers[ply]
+        scores = []
+        append = scores.append
+        for m in moves:
+            if m & _CAPTURE_BIT:
+                to = m >> 6 & 63
+                attacker = board[m & 63] & 7
+                victim = board[to] & 7 or PAWN          # an empty target is en passant
+                s = victim * 8 - attacker
+                if m & _PROMO_BIT:
+                    if m >> 12 & 3 == 3:
+                        append(GOOD_CAPTURE + 100 + s)
+                    else:
+                        append(UNDER_PROMOTION + s)
+                elif SEE_VALUE[victim] >= SEE_VALUE[attacker] or see_ge(pos, m, 0):
+                    append(GOOD_CAPTURE + s)
+                else:
+                    append(BAD_CAPTURE + s)
+            elif m & _PROMO_BIT:
+                append(GOOD_CAPTURE + 90 if m >> 12 & 3 == 3 else UNDER_PROMOTION)
+            elif m == k1:
+                append(KILLER_1)
+            elif m == k2:
+                append(KILLER_2)
+            elif m == counter_move:
+                append(COUNTER)
+            else:
+                append(history[board[m & 63] << 6 | m >> 6 & 63])
+        return scores
+
+    def score_captures(self, pos, moves):
+        """MVV-LVA only (quiescence search skips losing captures itself)."""
+        board = pos.board
+        return [((board[m >> 6 & 63] & 7 or PAWN) * 8 - (board[m & 63] & 7)
+                 + (100 if m & _PROMO_BIT else 0)) for m in moves]
+
+    def update(self, pos, best, depth, ply, quiets_tried, prev_move):
+        """A quiet move caused a beta cutoff: reward it, punish the quiets tried before it."""
+        board = pos.board
+        killers = self.killers[ply]
+        if killers[0] != best:
+            killers[1] = killers[0]
+            killers[0] = best
+        history = self.history
+        bonus = min(depth * depth, 400) * 4
+        i = board[best & 63] << 6 | best >> 6 & 63
+        h = history[i]
+        history[i] = h + bonus - h * bonus // HISTORY_MAX
+        for m in quiets_tried:
+            if m != best:
+                i = board[m & 63] << 6 | m >> 6 & 63
+                h = history[i]
+                history[i] = h - bonus - h * bonus // HISTORY_MAX
+        if prev_move:
+            pto = prev_move >> 6 & 63
+            self.counter[board[pto] << 6 | pto] = best
+
+    def counter_move(self, pos, prev_move):
+        if not prev_move:
+            return 0
+        pto = prev_move >> 6 & 63
+        return self.counter[pos.board[pto] << 6 | pto]

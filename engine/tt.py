@@ -1,0 +1,120 @@
+"""Transposition table: one preallocated list of packed ints, indexed by ``key % size``.
+
+An entry is one int (0 = empty), 96 bits, laid out as
+
+    bits  0..31  verification: the key's upper 32 bits (the index uses the key modulo
+                 the size, so these bits are independent of it)
+         32..47  best move (0 = none)
+         48..63  score + 32768     (mate scores stored relative to this node, see below)
+         64..79  static eval + 32768 (VALUE_NONE when the node was in check)
+         80..87  depth + DEPTH_OFFSET
+         88..89  bound (BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
+         90..95  age (the search generation, modulo 64)
+
+A CPython int of 96 bits costs 40 bytes (48 after the allocator's rounding) plus its
+8-byte list slot, so ``Hash`` MB holds ``MB * 2**20 // ENTRY_BYTES`` entries once the
+table is full (measured by tests/test_search.py with tracemalloc).
+
+Mate scores are stored as distance from the node that stores them and turned back into
+distance from the root on probe (``score_to_tt`` / ``score_from_tt``).
+
+Replacement (one entry per slot, depth-preferred with aging): a new entry replaces the
+stored one unless the stored entry was written by the current search, is deeper than
+the new one by more than REPLACE_DEPTH_MARGIN and the new bound is not exact.  Storing
+the same position without a move keeps the stored move.
+"""
+
+from engine.types import VALUE_MATE_IN_MAX_PLY, VALUE_NONE
+
+BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
+DEPTH_OFFSET = 8          # qsearch stores depth 0; a stored depth is always >= -8
+ENTRY_BYTES = 56          # 48 for the int object + 8 for its list slot (CPython 3.11, 64-bit)
+REPLACE_DEPTH_MARGIN = 3  # a shallower entry may still replace a deeper one from this search
+HASHFULL_SAMPLE = 1000
+
+_CHECK_MASK = 0xFFFFFFFF
+
+
+def score_to_tt(score, ply):
+    """Root-relative mate score -> node-relative (mates counted from the storing node)."""
+    if score >= VALUE_MATE_IN_MAX_PLY:
+        return score + ply
+    if score <= -VALUE_MATE_IN_MAX_PLY:
+        return score - ply
+    return score
+
+
+def score_from_tt(score, ply):
+    if score >= VALUE_MATE_IN_MAX_PLY:
+        return score - ply
+    if score <= -VALUE_MATE_IN_MAX_PLY:
+        return score + ply
+    return score
+
+
+def entry_count(mb):
+    return max(1024, int(mb * 1024 * 1024) // ENTRY_BYTES)
+
+
+class TranspositionTable:
+    def __init__(self, mb=16):
+        self.age = 0
+        self.resize(mb)
+
+    def resize(self, mb):
+        self.mb = mb
+        self.size = entry_count(mb)
+        self.table = [0] * self.size
+
+    def clear(self):
+        self.table = [0] * self.size
+        self.age = 0
+
+    def new_search(self):
+        self.age = (self.age + 1) & 63
+
+    def probe(self, key, ply):
+        """(move, score, eval, depth, bound) for this key, or None; score is root-relative."""
+        e = self.table[key % self.size]
+        if e & _CHECK_MASK != key >> 32 or not e:
+            return None
+        score = (e >> 48 & 0xFFFF) - 32768
+        if score >= VALUE_MATE_IN_MAX_PLY:
+            score -= ply
+        elif score <= -VALUE_MATE_IN_MAX_PLY:
+            score += ply
+        return (e >> 32 & 0xFFFF, score, (e >> 64 & 0xFFFF) - 32768,
+                (e >> 80 & 0xFF) - DEPTH_OFFSET, e >> 88 & 3)
+
+    def store(self, key, ply, move, score, static_eval, depth, bound):
+        table = self.table
+        i = key % self.size
+        old = table[i]
+        check = key >> 32
+        if old:
+            same = old & _CHECK_MASK == check
+            if same and not move:
+                move = old >> 32 & 0xFFFF
+            if (old >> 90 == self.age and bound != BOUND_EXACT
+                    and depth + DEPTH_OFFSET + REPLACE_DEPTH_MARGIN < (old >> 80 & 0xFF)):
+                return
+        if score >= VALUE_MATE_IN_MAX_PLY:
+            score += ply
+        elif score <= -VALUE_MATE_IN_MAX_PLY:
+            score -= ply
+        if depth < -DEPTH_OFFSET:
+            depth = -DEPTH_OFFSET
+        table[i] = (check | move << 32 | (score + 32768) << 48 | (static_eval + 32768) << 64
+                    | (depth + DEPTH_OFFSET) << 80 | bound << 88 | self.age << 90)
+
+    def hashfull(self):
+        """Permille of a sample of slots filled during the current search."""
+        table = self.table
+        age = self.age
+        n = min(HASHFULL_SAMPLE, self.size)
+        used = sum(1 for i in range(n) if table[i] and table[i] >> 90 == age)
+        return used * 1000 // n
+
+
+__all__ = ["TranspositionTable", "BOUND_NONE", "BOUND_UPPER", "BOUND_LOWER", "BOUND_EXACT",
+           "score_to_tt", "score_from_tt", "VALUE_NONE"]

@@ -1,0 +1,261 @@
+"""Search: mates with the right scores, draws, legal moves under every limit, MultiPV,
+searchmoves, stopping, the transposition table, SEE and the bench signature."""
+
+import sys
+import threading
+import time
+import tracemalloc
+
+import pytest
+
+from engine.movegen import generate_moves
+from engine.notation import move_to_uci
+from engine.ordering import see, see_ge
+from engine.position import Position
+from engine.search import Searcher, run_bench, BENCH_POSITIONS
+from engine.timeman import Limits, TimeManager
+from engine.tt import (TranspositionTable, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, ENTRY_BYTES,
+                       entry_count)
+from engine.types import VALUE_MATE, VALUE_NONE
+
+
+def run(fen, depth=None, nodes=None, multipv=1, searchmoves=(), movetime=None, searcher=None):
+    """(best, ponder, infos) of one search."""
+    pos = Position(fen)
+    limits = Limits()
+    limits.depth, limits.nodes, limits.movetime = depth, nodes, movetime
+    limits.searchmoves = [m for m in generate_moves(pos) if move_to_uci(m) in searchmoves]
+    infos = []
+    searcher = searcher or Searcher(4)
+    best, ponder = searcher.search(pos, limits, TimeManager(limits, pos.turn), infos.append, multipv)
+    assert pos.fen() == Position(fen).fen(), "search did not restore the position"
+    return best, ponder, infos
+
+
+def last_main_line(infos):
+    return [i for i in infos if i["multipv"] == 1 and i["bound"] is None][-1]
+
+
+@pytest.mark.parametrize("fen, mate, depth", [
+    ("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", 1, 3),                                   # Ra8#
+    ("r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1", 2, 5),             # WAC.004
+    ("5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1", 2, 5),                     # WAC.005
+    ("k4r2/1R4pb/1pQp1n1p/3P4/5p1P/3P2P1/r1q1R2K/8 w - - 0 1", 3, 7),                 # WAC.050
+])
+def test_finds_mate_with_mate_score(fen, mate, depth):
+    best, _, infos = run(fen, depth=depth)
+    info = last_main_line(infos)
+    assert info.get("mate") == mate, (fen, info)
+    # the PV really mates: play it out and find no legal reply
+    pos = Position(fen)
+    for move in info["pv"]:
+        assert move in generate_moves(pos), (fen, move_to_uci(move))
+        pos.make(move)
+    assert not generate_moves(pos) and pos.in_check(), (fen, [move_to_uci(m) for m in info["pv"]])
+    assert best == info["pv"][0]
+
+
+def test_mated_side_sees_negative_mate():
+    # black's only move Kb8 allows Rh8#: mated in 1 move
+    best, _, infos = run("k7/8/1K6/8/8/8/8/7R b - - 0 1", depth=4)
+    assert move_to_uci(best) == "a8b8"
+    assert last_main_line(infos).get("mate") == -1
+
+
+def test_mate_limit_stops_early():
+    fen = "r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1"
+    pos = Position(fen)
+    limits = Limits()
+    limits.mate = 2
+    infos = []
+    Searcher(4).search(pos, limits, TimeManager(limits, pos.turn), infos.append)
+    assert infos[-1].get("mate") == 2 and infos[-1]["depth"] <= 6
+
+
+def test_stalemate_has_no_move():
+    assert run("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", depth=3)[:2] == (0, 0)
+
+
+def test_checkmated_has_no_move():
+    assert run("R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1", depth=3)[:2] == (0, 0)
+
+
+def test_perpetual_check_is_a_draw():
+    # down a rook and facing mate, white draws by Qh5+ Kg8 Qe8+ Kh7 Qh5+ ...
+    best, _, infos = run("4Q3/6pk/8/8/8/8/rq4PP/7K w - - 0 1", depth=6)
+    assert move_to_uci(best) == "e8h5"
+    assert last_main_line(infos).get("score") == 0
+
+
+def test_repetition_against_game_history():
+    # after Nf3 Nf6 Ng1 Ng8 the start position has occurred before: any move that
+    # repeats is a draw, and a search from a repeated position at ply > 0 scores 0
+    pos = Position()
+    for uci in ("g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"):
+        pos.make(next(m for m in generate_moves(pos) if move_to_uci(m) == uci))
+    # black to move; f6g8 repeats the start position a third time
+    limits = Limits()
+    limits.depth = 3
+    limits.searchmoves = [m for m in generate_moves(pos) if move_to_uci(m) == "f6g8"]
+    infos = []
+    Searcher(4).search(pos, limits, TimeManager(limits, pos.turn), infos.append)
+    assert last_main_line(infos).get("score") == 0
+
+
+def test_fifty_move_rule_draws():
+    # K+Q v K is winning, but with the clock at 99 every quiet move ends the game drawn
+    assert last_main_line(run("8/8/8/4k3/8/8/8/4K2Q w - - 99 80", depth=4)[2]).get("score") == 0
+    assert last_main_line(run("8/8/8/4k3/8/8/8/4K2Q w - - 0 80", depth=4)[2]).get("score") > 500
+
+
+def test_insufficient_material_draws():
+    assert last_main_line(run("8/8/4k3/8/8/3NK3/8/8 w - - 0 1", depth=4)[2]).get("score") == 0
+
+
+@pytest.mark.parametrize("kwargs", [{"depth": 1}, {"nodes": 1}, {"nodes": 50}])
+def test_legal_best_move_under_tiny_limits(kwargs):
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    best, _, _ = run(fen, **kwargs)
+    assert best in generate_moves(Position(fen))
+
+
+def test_single_legal_move():
+    fen = "7k/8/8/8/8/8/r7/1K5r w - - 0 1"
+    moves = generate_moves(Position(fen))
+    assert len(moves) == 1
+    assert run(fen, depth=4)[0] == moves[0]
+
+
+def test_node_limit_is_exact():
+    searcher = Searcher(4)
+    run("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        nodes=3000, searcher=searcher)
+    assert searcher.nodes == 3000
+
+
+def test_multipv_distinct_lines():
+    best, _, infos = run(Position().fen(), depth=3, multipv=3)
+    final = [i for i in infos if i["depth"] == 3 and i["bound"] is None]
+    assert [i["multipv"] for i in final] == [1, 2, 3]
+    firsts = [i["pv"][0] for i in final]
+    assert len(set(firsts)) == 3
+    assert best == firsts[0]
+    scores = [i["score"] for i in final]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_searchmoves_honoured():
+    fen = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1"
+    best, _, infos = run(fen, depth=4, searchmoves=("a2a3", "h2h3"))
+    assert move_to_uci(best) in ("a2a3", "h2h3")
+    assert all(move_to_uci(i["pv"][0]) in ("a2a3", "h2h3") for i in infos)
+
+
+def test_stop_flag_is_quick():
+    pos = Position("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    fen = pos.fen()
+    limits = Limits()
+    limits.infinite = True
+    searcher = Searcher(4)
+    result = []
+    thread = threading.Thread(target=lambda: result.append(
+        searcher.search(pos, limits, TimeManager(limits, pos.turn))))
+    thread.start()
+    time.sleep(0.5)
+    t0 = time.perf_counter()
+    searcher.stop()
+    thread.join(5)
+    latency = time.perf_counter() - t0
+    assert not thread.is_alive()
+    assert latency < 0.25, "stop took %.0f ms" % (latency * 1000)
+    assert result[0][0] in generate_moves(pos)
+    assert pos.fen() == fen
+
+
+def test_movetime_respected():
+    t0 = time.perf_counter()
+    best, _, _ = run(Position().fen(), movetime=300)
+    assert time.perf_counter() - t0 < 0.6
+    assert best in generate_moves(Position())
+
+
+def test_report_fields():
+    _, _, infos = run(Position().fen(), depth=3)
+    for info in infos:
+        assert {"depth", "seldepth", "multipv", "nodes", "nps", "time", "hashfull", "pv",
+                "bound"} <= set(info)
+        assert ("score" in info) != ("mate" in info)
+    assert [i["depth"] for i in infos] == [1, 2, 3]
+
+
+# ---------------------------------------------------------------------- transposition table
+def test_tt_store_probe_and_mate_adjustment():
+    tt = TranspositionTable(1)
+    key = 0x123456789ABCDEF0
+    tt.store(key, 3, 1234, VALUE_MATE - 10, 55, 7, BOUND_EXACT)
+    move, score, ev, depth, bound = tt.probe(key, 3)
+    assert (move, score, ev, depth, bound) == (1234, VALUE_MATE - 10, 55, 7, BOUND_EXACT)
+    # the same mate seen from a node two plies deeper is two plies further from the root
+    assert tt.probe(key, 5)[1] == VALUE_MATE - 12
+    tt.store(key + 1, 4, 99, -VALUE_MATE + 20, VALUE_NONE, 2, BOUND_UPPER)
+    assert tt.probe(key + 1, 2)[1:] == (-VALUE_MATE + 18, VALUE_NONE, 2, BOUND_UPPER)
+    # another key in the same slot is not a hit
+    assert tt.probe(key ^ (1 << 40), 3) is None
+    assert tt.probe(0, 0) is None
+
+
+def test_tt_replacement_prefers_depth_within_a_search():
+    tt = TranspositionTable(1)
+    key = 0xDEADBEEF12345678
+    other = key + tt.size * (1 << 33)                # lands on the same slot
+    assert other % tt.size == key % tt.size
+    tt.store(key, 0, 11, 100, 0, 12, BOUND_LOWER)
+    tt.store(other, 0, 22, 50, 0, 1, BOUND_UPPER)     # shallow: does not evict
+    assert tt.probe(key, 0)[0] == 11 and tt.probe(other, 0) is None
+    tt.store(key, 0, 0, 120, 0, 13, BOUND_LOWER)      # no move: the old move is kept
+    assert tt.probe(key, 0)[:2] == (11, 120)
+    tt.new_search()
+    tt.store(other, 0, 22, 50, 0, 1, BOUND_UPPER)     # older search: evicted
+    assert tt.probe(other, 0)[0] == 22 and tt.probe(key, 0) is None
+
+
+def test_tt_memory_matches_hash_option():
+    """A full table costs Hash MB: 8 bytes of list slot plus one int object per entry."""
+    mb = 2
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    tt = TranspositionTable(mb)
+    for _ in range(3):
+        tt.new_search()                              # a high age: the widest entries
+    for i in range(tt.size):
+        tt.store(i | (0xFEDCBA98 + i) << 32, 0, 4095, -123, -45, 9, BOUND_EXACT)
+    used = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    assert tt.size == entry_count(mb) == mb * 2 ** 20 // ENTRY_BYTES
+    entry = tt.table[tt.size // 2]
+    assert used < tt.size * (8 + sys.getsizeof(entry)) * 1.02
+    # tracemalloc counts requested bytes; pymalloc hands out 16-byte multiples
+    assert 8 + -(-sys.getsizeof(entry) // 16) * 16 == ENTRY_BYTES
+    assert tt.hashfull() == 1000
+
+
+# ---------------------------------------------------------------------- SEE
+@pytest.mark.parametrize("fen, uci, value", [
+    ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", 100),       # free pawn
+    ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5", -220),  # N for P
+    ("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", 100),
+    ("4k3/8/2p5/3p4/4P3/8/8/3QK3 w - - 0 1", "d1d5", 100 - 950 + 100),   # QxP PxQ PxP
+])
+def test_see(fen, uci, value):
+    pos = Position(fen)
+    move = next(m for m in generate_moves(pos) if move_to_uci(m) == uci)
+    assert see(pos, move) == value
+    assert see_ge(pos, move, value) and not see_ge(pos, move, value + 1)
+
+
+# ---------------------------------------------------------------------- bench
+def test_bench_signature_is_deterministic():
+    positions = BENCH_POSITIONS[:4]
+    first = run_bench(3, positions=positions)[0]
+    assert first > 0
+    assert run_bench(3, positions=positions)[0] == first
