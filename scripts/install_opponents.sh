@@ -28,13 +28,17 @@ PYTHON=${PYTHON:-python3}
 
 log() { echo "[install_opponents] $*"; }
 
+# (No `cmd | grep -q` here: under pipefail, grep quitting early makes the
+# writer die of SIGPIPE and the test fail at random.)
 apt_installed() {
-    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+    [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]
 }
 
 apt_known() {
     # True when the package lists already offer a candidate for $1.
-    apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [^(]'
+    local policy
+    policy=$(apt-cache policy "$1" 2>/dev/null)
+    [[ "$policy" == *"Candidate: "* && "$policy" != *"Candidate: (none)"* ]]
 }
 
 install_apt_packages() {
@@ -96,6 +100,10 @@ check_engines() {
     log "ready: stockfish fairymax hoichess sunfish-uci sunfish-uci-pypy"
 }
 
+if [ "$(id -u)" -ne 0 ]; then
+    log "run as root: it installs Debian packages and writes to $SUNFISH_VENV and $BIN_DIR"
+    exit 1
+fi
 install_apt_packages
 install_sunfish
 write_sunfish_wrappers
