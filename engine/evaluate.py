@@ -60,6 +60,9 @@ SCALE_NORMAL = 64     # scale factors are out of 64
 VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = 337, 365, 477, 1025
 
 PAWN_CACHE_SIZE = 1 << 16
+# Whole evaluations by Zobrist key: about a quarter of the search's calls repeat a position
+# (transpositions, re-searches, the next iteration), and a lookup costs a fraction of an eval.
+EVAL_CACHE_SIZE = 1 << 16
 
 # --- Tables built at import ----------------------------------------------------------------
 _FULL = (1 << 64) - 1
@@ -178,10 +181,12 @@ def _pawn_entry(wp, bp):
 
 
 _pawn_cache = {}
+_eval_cache = {}
 
 
 def clear_cache():
     _pawn_cache.clear()
+    _eval_cache.clear()
 
 
 # --- Phase, scaling, mop-up (shared by both paths) --------------------------------------
@@ -268,6 +273,9 @@ def _scaled(pos, score, phase, w_passed, b_passed):
 # --- The fast path ---------------------------------------------------------------------
 def evaluate(pos):
     """Centipawns from the side to move's point of view."""
+    score = _eval_cache.get(pos.key)
+    if score is not None:
+        return score
     bbs = pos.bbs
     wp = bbs[PAWN]
     bp = bbs[8 | PAWN]
@@ -433,7 +441,10 @@ def evaluate(pos):
         mg, eg = -mg, -eg
     score = (mg * phase + eg * (MAX_PHASE - phase)) // MAX_PHASE
     if score and phase <= SCALE_MAX_PHASE:
-        return _scaled(pos, score, phase, w_passed, b_passed)
+        score = _scaled(pos, score, phase, w_passed, b_passed)
+    if len(_eval_cache) >= EVAL_CACHE_SIZE:
+        _eval_cache.clear()
+    _eval_cache[pos.key] = score
     return score
 
 

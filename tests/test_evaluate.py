@@ -6,6 +6,7 @@ import random
 import chess
 import pytest
 
+import engine.evaluate as evaluate_module
 from engine.evaluate import (evaluate, evaluate_terms, game_phase, clear_cache, TERM_NAMES,
                              DOUBLED, ISOLATED, BACKWARD)
 from engine.movegen import generate_moves
@@ -133,7 +134,9 @@ def test_fast_path_matches_terms():
         pos = Position(fen)
         terms = evaluate_terms(pos)
         assert evaluate(pos) == terms["total"], fen
+        evaluate_module._eval_cache.clear()
         assert evaluate(pos) == terms["total"], "second call (pawn cache hit) differs: " + fen
+        assert evaluate(pos) == terms["total"], "third call (eval cache hit) differs: " + fen
 
 
 def test_terms_sum_to_blended_score():
