@@ -1,4 +1,5 @@
-"""Command line: `basilisk` (UCI loop), `basilisk perft --depth N [--fen FEN] [--bulk]`."""
+"""Command line: `basilisk` (UCI loop), `basilisk perft --depth N [--fen FEN] [--bulk]`,
+`basilisk bench [depth]`."""
 
 import argparse
 import sys
@@ -39,6 +40,9 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "perft":
         return perft_command(argv[1:])
+    if argv and argv[0] == "bench":
+        from engine.uci import bench_command
+        return bench_command(argv[1:])
     from engine.uci import main as uci_main
     return uci_main(argv)
 

@@ -1,10 +1,69 @@
-"""Time management (stub interface; to be made real).
+"""Time management: how long one `go` may think.
 
-A TimeManager is made per `go`.  The search calls ``hard_expired()`` often (cheap) and
-``soft_expired()`` between iterations.  Deadlines are absolute perf_counter() times.
+A TimeManager is made per `go` from its ``Limits``.  It sets two limits, both measured
+from the moment our clock starts (the `go`, or the `ponderhit` of a pondering search):
+
+- the soft limit (``soft_ms``): the time we aim to spend.  The search asks
+  ``soft_expired()`` between iterations and does not start another once it is past.
+- the hard limit (``hard_ms``): never think longer.  The search asks ``hard_expired()``
+  every few hundred nodes (it is one attribute test and one clock read) and unwinds.
+
+For the search (all cheap, all safe to call from the search thread):
+
+- ``elapsed_ms()``: ms since the `go` (what `info time` shows).
+- ``clock_ms()``: ms since our clock started (the ponderhit when pondering).
+- ``hard_expired()`` / ``soft_expired()``: as above; both are True once ``stop()`` was called.
+- ``scale_soft(factor)``: rescale the soft limit against its base value, e.g. 1.5 when the
+  best move keeps changing, 0.5 when it is stable; never beyond the hard limit.  Calls do
+  not compound: ``scale_soft(1.0)`` restores the base value.
+- ``has_deadline()``: False for infinite, ponder (until ponderhit) and depth/nodes/mate-only
+  searches.
+
+For the UCI front end: ``start=`` (the perf_counter() time the `go` line was read, so
+time spent before the search starts is counted), ``stop()`` forces both limits to expire (so a `stop` that arrives
+before the search has even started is not lost), and ``ponderhit()`` starts our clock.
+
+How the limits are chosen (all figures in ms, ``overhead`` = the Move Overhead option):
+
+- ``movetime T``: soft = hard = T - overhead.
+- clock (wtime/btime given): plan for ``mtg`` more moves (``movestogo``, or
+  ``SUDDEN_DEATH_MOVES`` without it).  As Stockfish does, the time for them is our time
+  plus the increments still to come, less the overhead of every one of those moves:
+  ``time_left = time + inc * (mtg - 1) - overhead * (2 + mtg)`` (but at least
+  ``MIN_SHARE`` of what is left after one overhead, so a short clock still searches a
+  little), and the soft limit is ``time_left / mtg``.  The overhead is charged per move
+  because each move really costs it (GUI, pipes, process switches), so the clock settles
+  well above zero in increment games instead of drifting down to it.  The hard limit is
+  ``HARD_RATIO`` times the soft limit, but at most a fraction (``HARD_FRACTION``; more
+  when few moves remain before a movestogo control) of the time left after
+  ``HARD_RESERVE_OVERHEADS`` overheads (or one per move to go, if more); below that,
+  both limits are 0.  A missing
+  own clock while the opponent's is given counts as 0, as in Stockfish.
+- zero, negative or tiny time: both limits are 0 and the search stops at its first
+  check, returning the best move it has (the UCI layer guarantees a legal one).
+- several limits together (e.g. movetime and wtime): the smaller deadline wins.
 """
 
 import time
+
+# Sudden death: plan as if this many moves remain (keeps ~3% of the clock per move).
+SUDDEN_DEATH_MOVES = 32
+# With less time than the reserved overheads, still plan with this share of the clock.
+MIN_SHARE = 0.25
+# The hard limit is this many times the soft limit ...
+HARD_RATIO = 4.0
+# ... but never more than this fraction of the time left (after the overhead) ...
+HARD_FRACTION = 1.0 / 3.0
+# ... except just before a movestogo control, where up to this much of it may go.
+HARD_FRACTION_LAST_MOVE = 0.8
+# ... of the time left after this many move overheads, or one per move to go if more (so
+# a search that keeps hitting its hard limit, with per-move lag near the overhead, still
+# reaches the time control).
+HARD_RESERVE_OVERHEADS = 4
+# movestogo beyond this is treated as this (keeps huge values from starving a move).
+MAX_MOVES_TO_GO = 50
+
+_INF = float("inf")
 
 
 class Limits:
@@ -18,23 +77,110 @@ class Limits:
         self.searchmoves = []   # move ints; empty = all moves
         self.perft = None
 
+    def uses_clock(self):
+        """Was any clock (wtime/btime) given?"""
+        return self.wtime is not None or self.btime is not None
+
+    def __repr__(self):
+        fields = ", ".join("%s=%r" % (k, v) for k, v in sorted(vars(self).items())
+                           if v not in (None, False, []))
+        return "Limits(%s)" % fields
+
+
+def allocate(limits, us, move_overhead_ms=10, ply=0):
+    """(soft_ms, hard_ms) for a search; (inf, inf) when nothing limits the time.
+
+    ``ply`` (the game ply) is accepted for future use; the plan does not depend on it yet.
+    """
+    soft = hard = _INF
+    overhead = max(move_overhead_ms or 0, 0)
+    if limits.uses_clock():
+        own = limits.wtime if us == 0 else limits.btime
+        inc = limits.winc if us == 0 else limits.binc
+        remaining = max(own or 0, 0)
+        inc = max(inc or 0, 0)
+        avail = remaining - overhead
+        if avail <= 0:
+            soft = hard = 0.0
+        else:
+            mtg = limits.movestogo
+            if mtg is not None and mtg > 0:
+                mtg = min(mtg, MAX_MOVES_TO_GO)
+                fraction = HARD_FRACTION_LAST_MOVE if mtg == 1 else max(
+                    HARD_FRACTION, min(HARD_FRACTION_LAST_MOVE, 1.5 / mtg))
+                reserve = max(HARD_RESERVE_OVERHEADS, mtg)
+            else:
+                mtg = SUDDEN_DEATH_MOVES
+                fraction = HARD_FRACTION
+                reserve = HARD_RESERVE_OVERHEADS
+            time_left = remaining + inc * (mtg - 1) - overhead * (2 + mtg)
+            time_left = max(time_left, avail * MIN_SHARE)
+            soft = time_left / mtg
+            hard = min(soft * HARD_RATIO,
+                       max(remaining - overhead * reserve, 0) * fraction)
+            # with a big increment and little time left the soft limit could pass the hard one
+            soft = min(soft, hard)
+    if limits.movetime is not None:
+        fixed = max(limits.movetime - overhead, 0)
+        soft = min(soft, fixed)
+        hard = min(hard, fixed)
+    return soft, hard
+
 
 class TimeManager:
-    def __init__(self, limits, us, move_overhead_ms=10, ply=0):
-        self.start = time.perf_counter()
+    """The clock of one `go`; see the module docstring."""
+
+    def __init__(self, limits, us, move_overhead_ms=10, ply=0, start=None):
+        # start: the perf_counter() time the `go` arrived, when known (the clock runs from there)
+        self.start = time.perf_counter() if start is None else start
         self.limits = limits
-        self.soft_deadline = self.hard_deadline = float("inf")
-        if limits.movetime is not None:
-            self.soft_deadline = self.hard_deadline = self.start + max(limits.movetime - move_overhead_ms, 1) / 1000.0
+        self.soft_ms, self.hard_ms = allocate(limits, us, move_overhead_ms, ply)
+        self.base_soft_ms = self.soft_ms
+        self.stopped = False
+        self.pondering = bool(limits.ponder)
+        self.clock_start = self.start
+        if self.pondering or limits.infinite:
+            # no deadline until ponderhit (infinite: until stop)
+            self.soft_deadline = self.hard_deadline = _INF
+        else:
+            self._set_deadlines()
+
+    def _set_deadlines(self):
+        self.soft_deadline = self.clock_start + self.soft_ms / 1000.0
+        self.hard_deadline = self.clock_start + self.hard_ms / 1000.0
 
     def elapsed_ms(self):
+        """Milliseconds since the `go`."""
         return (time.perf_counter() - self.start) * 1000.0
 
+    def clock_ms(self):
+        """Milliseconds since our clock started (the ponderhit, for a pondering search)."""
+        return (time.perf_counter() - self.clock_start) * 1000.0
+
     def hard_expired(self):
-        return time.perf_counter() >= self.hard_deadline
+        return self.stopped or time.perf_counter() >= self.hard_deadline
 
     def soft_expired(self):
-        return time.perf_counter() >= self.soft_deadline
+        return self.stopped or time.perf_counter() >= self.soft_deadline
+
+    def has_deadline(self):
+        return self.hard_deadline != _INF
+
+    def scale_soft(self, factor):
+        """Set the soft limit to factor x its base value (never past the hard limit)."""
+        self.soft_ms = min(self.base_soft_ms * max(factor, 0.0), self.hard_ms)
+        if self.soft_deadline != _INF:
+            self.soft_deadline = self.clock_start + self.soft_ms / 1000.0
+
+    def stop(self):
+        """Make both limits expire now (the UCI `stop`, `quit`, or a mate found)."""
+        self.stopped = True
 
     def ponderhit(self):
-        pass
+        """The pondered move was played: our clock starts now and the limits apply."""
+        if not self.pondering:
+            return
+        self.pondering = False
+        self.clock_start = time.perf_counter()
+        if not self.limits.infinite:
+            self._set_deadlines()
