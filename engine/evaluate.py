@@ -291,7 +291,7 @@ def evaluate(pos):
     bbs = pos.bbs
     wp = bbs[PAWN]
     bp = bbs[8 | PAWN]
-    key = wp | bp << 64
+    key = (wp, bp)
     entry = _pawn_cache.get(key)
     if entry is None:
         if len(_pawn_cache) >= PAWN_CACHE_SIZE:
@@ -320,9 +320,10 @@ def evaluate(pos):
         b_ ^= low
         att = KNIGHT_ATTACKS[low.bit_length() - 1]
         s += MOB_KNIGHT[popcount(att & area)]
-        if att & zone:
+        att &= zone
+        if att:
             attackers += 1
-            units += UNITS_N * popcount(att & zone)
+            units += UNITS_N * popcount(att)
     b_ = wb
     while b_:
         low = b_ & -b_
@@ -330,9 +331,10 @@ def evaluate(pos):
         sq = low.bit_length() - 1
         att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
         s += MOB_BISHOP[popcount(att & area)]
-        if att & zone:
+        att &= zone
+        if att:
             attackers += 1
-            units += UNITS_B * popcount(att & zone)
+            units += UNITS_B * popcount(att)
     b_ = wr
     while b_:
         low = b_ & -b_
@@ -340,9 +342,10 @@ def evaluate(pos):
         sq = low.bit_length() - 1
         att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
         s += MOB_ROOK[popcount(att & area)]
-        if att & zone:
+        att &= zone
+        if att:
             attackers += 1
-            units += UNITS_R * popcount(att & zone)
+            units += UNITS_R * popcount(att)
         file_bb = BB_FILES[sq & 7]
         if not file_bb & wp:
             s += ROOK_SEMI_PACKED if file_bb & bp else ROOK_OPEN_PACKED
@@ -353,9 +356,10 @@ def evaluate(pos):
         sq = low.bit_length() - 1
         att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]] | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
         s += MOB_QUEEN[popcount(att & area)]
-        if att & zone:
+        att &= zone
+        if att:
             attackers += 1
-            units += UNITS_Q * popcount(att & zone)
+            units += UNITS_Q * popcount(att)
     if attackers > 1:
         s += units * ATTACKER_WEIGHT[attackers] // 100
 
@@ -369,9 +373,10 @@ def evaluate(pos):
         b_ ^= low
         att = KNIGHT_ATTACKS[low.bit_length() - 1]
         s -= MOB_KNIGHT[popcount(att & area)]
-        if att & zone:
+        att &= zone
+        if att:
             attackers += 1
-            units += UNITS_N * popcount(att & zone)
+            units += UNITS_N * popcount(att)
     b_ = bb
     while b_:
         low = b_ & -b_
@@ -379,9 +384,10 @@ def evaluate(pos):
         sq = low.bit_length() - 1
         att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
         s -= MOB_BISHOP[popcount(att & area)]
-        if att & zone:
+        att &= zone
+        if att:
             attackers += 1
-            units += UNITS_B * popcount(att & zone)
+            units += UNITS_B * popcount(att)
     b_ = br
     while b_:
         low = b_ & -b_
@@ -389,9 +395,10 @@ def evaluate(pos):
         sq = low.bit_length() - 1
         att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
         s -= MOB_ROOK[popcount(att & area)]
-        if att & zone:
+        att &= zone
+        if att:
             attackers += 1
-            units += UNITS_R * popcount(att & zone)
+            units += UNITS_R * popcount(att)
         file_bb = BB_FILES[sq & 7]
         if not file_bb & bp:
             s -= ROOK_SEMI_PACKED if file_bb & wp else ROOK_OPEN_PACKED
@@ -402,9 +409,10 @@ def evaluate(pos):
         sq = low.bit_length() - 1
         att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]] | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
         s -= MOB_QUEEN[popcount(att & area)]
-        if att & zone:
+        att &= zone
+        if att:
             attackers += 1
-            units += UNITS_Q * popcount(att & zone)
+            units += UNITS_Q * popcount(att)
     if attackers > 1:
         s -= units * ATTACKER_WEIGHT[attackers] // 100
 
