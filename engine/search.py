@@ -14,6 +14,9 @@ depth or MAX_PLY reached): the UCI layer holds `bestmove` until `stop`/`ponderhi
 ``stop_requested`` is cleared when a search starts; a `stop` racing with the start of a
 search is caught by the time manager's own ``stop()``.
 
+Tunables are the upper-case constants below; the environment variable BASILISK_SEARCH
+(e.g. ``USE_NULL_MOVE=0,RFP_MARGIN=100``) overrides them at import, for A/B matches.
+
 Bench (for the UCI `bench` command and scripts/bench_search.py):
 ``run_bench(depth=BENCH_DEPTH, hash_mb=16, report=None)`` searches each FEN in
 ``BENCH_POSITIONS`` to ``depth`` with a fresh Searcher and returns
@@ -34,6 +37,7 @@ Steps of a node (``_search``), in order:
 """
 
 import math
+import os
 import time
 
 from engine.evaluate import evaluate
@@ -72,6 +76,19 @@ IIR_MIN_DEPTH = 4
 DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
 BOUND_REPORT_AFTER_MS = 1000   # no lowerbound/upperbound reports before this ...
 BOUND_REPORT_EVERY_MS = 300    # ... nor more often than this
+
+
+def _apply_overrides(text):
+    """Set tunables from 'NAME=VALUE,NAME=VALUE' (the BASILISK_SEARCH environment variable),
+    so an A/B match can switch a feature off without a second checkout."""
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, value = item.partition("=")
+        if name not in globals() or not name.isupper():
+            raise ValueError("unknown search tunable %r" % name)
+        globals()[name] = type(globals()[name])(int(value))
+
+
+_apply_overrides(os.environ.get("BASILISK_SEARCH", ""))
 
 # LMR[depth][moves searched]: log-log reduction (Stockfish/Ethereal shape).
 LMR = [[0] * 64 for _ in range(64)]
