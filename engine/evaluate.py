@@ -566,8 +566,9 @@ def _side_terms(pos, color):
 
 
 def evaluate_terms(pos):
-    """Every term as (white mg, white eg), then 'phase', 'blended' (side to move's view),
-    'scale' (out of 64) and 'total' (what evaluate returns)."""
+    """Every term as (white mg, white eg), then 'phase', 'blended' (the tapered sum),
+    'scale' (out of 64) and 'total' (evaluate's result): all from white's point of view,
+    like the table the UCI ``eval`` command prints."""
     white = _side_terms(pos, WHITE)
     black = _side_terms(pos, BLACK)
     out = {"material+pst": unpack(pos.psq)}
@@ -583,8 +584,9 @@ def evaluate_terms(pos):
     if blended and phase <= SCALE_MAX_PHASE:
         strong = pos.turn if blended > 0 else pos.turn ^ 1
         scale = scale_factor(pos, strong, w_passed if strong == WHITE else b_passed)
+    sign = 1 if pos.turn == WHITE else -1
     out["phase"] = phase
-    out["blended"] = blended
+    out["blended"] = sign * blended
     out["scale"] = scale
-    out["total"] = _scaled(pos, blended, phase, w_passed, b_passed)
+    out["total"] = sign * _scaled(pos, blended, phase, w_passed, b_passed)
     return out

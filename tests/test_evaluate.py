@@ -133,10 +133,11 @@ def test_fast_path_matches_terms():
     for fen in POSITIONS:
         pos = Position(fen)
         terms = evaluate_terms(pos)
-        assert evaluate(pos) == terms["total"], fen
+        total = terms["total"] if pos.turn == WHITE else -terms["total"]
+        assert evaluate(pos) == total, fen
         evaluate_module._eval_cache.clear()
-        assert evaluate(pos) == terms["total"], "second call (pawn cache hit) differs: " + fen
-        assert evaluate(pos) == terms["total"], "third call (eval cache hit) differs: " + fen
+        assert evaluate(pos) == total, "second call (pawn cache hit) differs: " + fen
+        assert evaluate(pos) == total, "third call (eval cache hit) differs: " + fen
 
 
 def test_terms_sum_to_blended_score():
@@ -147,7 +148,7 @@ def test_terms_sum_to_blended_score():
         eg = sum(t[n][1] for n in TERM_NAMES)
         phase = t["phase"]
         sign = 1 if pos.turn == WHITE else -1
-        assert t["blended"] == (sign * mg * phase + sign * eg * (24 - phase)) // 24
+        assert sign * t["blended"] == (sign * mg * phase + sign * eg * (24 - phase)) // 24
         if t["scale"] == 64:
             assert t["total"] == t["blended"]
         else:
@@ -278,6 +279,8 @@ def test_opposite_coloured_bishops_scaled():
     t_opp = evaluate_terms(Position(ocb_real))
     assert t_same["scale"] == 64
     assert t_opp["scale"] < 40 and 0 < t_opp["total"] < t_opp["blended"]
+    black_to_move = evaluate_terms(Position(ocb_real.replace(" w ", " b ")))
+    assert black_to_move["scale"] < 40 and 0 < black_to_move["total"] < black_to_move["blended"]
 
 
 def test_mopup_drives_king_to_edge_and_bn_corner():
