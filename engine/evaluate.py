@@ -11,7 +11,14 @@ in ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward), p
 king proximity, mobility (squares not held by own pieces nor attacked by enemy pawns),
 king safety (weighted attacks on the king zone, pawn shield), bishop pair, rooks on
 open/semi-open files, tempo, mop-up against a bare king, and a drawish-endgame scale.
+
+Weights are the upper-case constants below; the environment variable BASILISK_EVAL
+(e.g. ``MOBILITY_PERCENT=50,BISHOP_PAIR=20:40`` -- a pair as mg:eg) overrides them at
+import, and ``PSQT_ONLY=1`` reduces evaluate to the tapered material + PST score, so an
+A/B match needs no second checkout.
 """
+
+import os
 
 from engine.bitboard import (BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES, BB_DARK_SQUARES,
                              KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK,
@@ -56,6 +63,11 @@ TEMPO = (15, 5)
 MOPUP_EDGE = 10
 MOPUP_KINGS = 4
 
+# Whole-term switches for A/B matches (percent of the weights above).
+MOBILITY_PERCENT = 100
+KING_ATTACK_PERCENT = 100
+PSQT_ONLY = 0         # 1: evaluate() is material + PST only (the baseline)
+
 SCALE_NORMAL = 64     # scale factors are out of 64
 VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = 337, 365, 477, 1025
 
@@ -63,6 +75,23 @@ PAWN_CACHE_SIZE = 1 << 16
 # Whole evaluations by Zobrist key: about a quarter of the search's calls repeat a position
 # (transpositions, re-searches, the next iteration), and a lookup costs a fraction of an eval.
 EVAL_CACHE_SIZE = 1 << 16
+
+
+
+def _apply_overrides(text):
+    """Set weights from 'NAME=VALUE,...' (BASILISK_EVAL); a pair is given as MG:EG."""
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, value = item.partition("=")
+        old = globals().get(name)
+        if not name.isupper() or not isinstance(old, (int, tuple)):
+            raise ValueError("unknown evaluation weight %r" % name)
+        new = tuple(int(v) for v in value.split(":")) if isinstance(old, tuple) else int(value)
+        if isinstance(old, tuple) and len(new) != len(old):
+            raise ValueError("%s needs %d values separated by ':'" % (name, len(old)))
+        globals()[name] = new
+
+
+_apply_overrides(os.environ.get("BASILISK_EVAL", ""))
 
 # --- Tables built at import ----------------------------------------------------------------
 _FULL = (1 << 64) - 1
@@ -73,13 +102,17 @@ _NOT_H = _FULL ^ BB_FILE_H
 def _mobility_table(pt):
     wm, we = MOBILITY_WEIGHT[pt]
     c = MOBILITY_CENTRE[pt]
-    return tuple(pack(wm * (n - c), we * (n - c)) for n in range(29))
+    return tuple(pack(wm * (n - c) * MOBILITY_PERCENT // 100, we * (n - c) * MOBILITY_PERCENT // 100)
+                 for n in range(29))
 
 
 MOB_KNIGHT = _mobility_table(KNIGHT)
 MOB_BISHOP = _mobility_table(BISHOP)
 MOB_ROOK = _mobility_table(ROOK)
 MOB_QUEEN = _mobility_table(QUEEN)
+
+# attack units -> centipawns (x 1/10000): the attacker-count weight times the percent knob
+KING_DANGER = tuple(w * KING_ATTACK_PERCENT for w in ATTACKER_WEIGHT)
 
 KING_ZONE = [KING_ATTACKS[sq] | 1 << sq for sq in range(64)]
 
@@ -361,7 +394,7 @@ def evaluate(pos):
             attackers += 1
             units += UNITS_Q * popcount(att)
     if attackers > 1:
-        s += units * ATTACKER_WEIGHT[attackers] // 100
+        s += units * KING_DANGER[attackers] // 10000
 
     # black pieces, the same from the other side
     area = ~(occ_b | w_patt)
@@ -414,7 +447,7 @@ def evaluate(pos):
             attackers += 1
             units += UNITS_Q * popcount(att)
     if attackers > 1:
-        s -= units * ATTACKER_WEIGHT[attackers] // 100
+        s -= units * KING_DANGER[attackers] // 10000
 
     # pawn shields (middlegame)
     s += (SHIELD_NEAR * popcount(SHIELD_NEAR_BB[WHITE][wksq] & wp)
@@ -543,7 +576,8 @@ def _side_terms(pos, color):
                 att = (ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
                        | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]])
             n = popcount(att & safe) - MOBILITY_CENTRE[pt]
-            add("mobility", MOBILITY_WEIGHT[pt][0] * n, MOBILITY_WEIGHT[pt][1] * n)
+            add("mobility", MOBILITY_WEIGHT[pt][0] * n * MOBILITY_PERCENT // 100,
+                MOBILITY_WEIGHT[pt][1] * n * MOBILITY_PERCENT // 100)
             if att & zone:
                 attackers += 1
                 units += KING_ATTACK_UNITS[pt] * popcount(att & zone)
@@ -551,7 +585,7 @@ def _side_terms(pos, color):
                 add("rook files", *(ROOK_SEMI_OPEN_FILE if BB_FILES[sq & 7] & bbs[them | PAWN]
                                     else ROOK_OPEN_FILE))
     if attackers > 1:
-        add("king attack", units * ATTACKER_WEIGHT[attackers] // 100, 0)
+        add("king attack", units * KING_DANGER[attackers] // 10000, 0)
 
     ksq = pos.king_square(color)
     add("king shield", SHIELD_NEAR * popcount(SHIELD_NEAR_BB[color][ksq] & bbs[us | PAWN])
@@ -590,3 +624,13 @@ def evaluate_terms(pos):
     out["scale"] = scale
     out["total"] = sign * _scaled(pos, blended, phase, w_passed, b_passed)
     return out
+
+
+def _evaluate_psqt_only(pos):
+    """The baseline for A/B matches: tapered material + PST, side to move's view."""
+    mg, eg = unpack(pos.psq)
+    return _blend(pos, mg, eg, game_phase(pos))
+
+
+if PSQT_ONLY:
+    evaluate = _evaluate_psqt_only   # noqa: F811

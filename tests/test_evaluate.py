@@ -291,3 +291,29 @@ def test_mopup_drives_king_to_edge_and_bn_corner():
     dark = ev("k7/8/2K5/8/8/8/8/4BN2 w - - 0 1")        # e1 bishop is dark: a8 is the wrong corner
     light = ev("k7/8/2K5/8/8/8/8/3B1N2 w - - 0 1")      # d1 bishop is light: a8 is the mating corner
     assert light > dark
+
+
+# ------------------------------------------------------------------ A/B switches
+def test_override_rejects_unknown_or_malformed_weights():
+    with pytest.raises(ValueError):
+        evaluate_module._apply_overrides("NO_SUCH_WEIGHT=1")
+    with pytest.raises(ValueError):
+        evaluate_module._apply_overrides("BISHOP_PAIR=30")
+    with pytest.raises(ValueError):
+        evaluate_module._apply_overrides("evaluate=1")
+
+
+def test_psqt_only_baseline_in_a_subprocess():
+    import os
+    import subprocess
+    import sys
+    code = ("from engine.position import Position\n"
+            "from engine.evaluate import evaluate\n"
+            "from engine.psqt import unpack\n"
+            "p = Position('r1bq1rk1/pp2bppp/2n1pn2/3p2B1/2PP4/2N1PN2/PP3PPP/R2QKB1R b KQ - 0 8')\n"
+            "mg, eg = unpack(p.psq)\n"
+            "print(evaluate(p), -mg)\n")
+    env = dict(os.environ, BASILISK_EVAL="PSQT_ONLY=1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == out[1]          # phase 24: the baseline is the negated mg half exactly
