@@ -19,7 +19,7 @@ For the search (all cheap, all safe to call from the search thread):
 - ``has_deadline()``: False for infinite, ponder (until ponderhit) and depth/nodes/mate-only
   searches.
 
-For the UCI front end: ``start=`` (the perf_counter() time the `go` line was read, so
+For the UCI front end: ``cap(ms)`` (at most this long, e.g. with one legal move), ``start=`` (the perf_counter() time the `go` line was read, so
 time spent before the search starts is counted), ``stop()`` forces both limits to expire (so a `stop` that arrives
 before the search has even started is not lost), and ``ponderhit()`` starts our clock.
 
@@ -171,6 +171,14 @@ class TimeManager:
         self.soft_ms = min(self.base_soft_ms * max(factor, 0.0), self.hard_ms)
         if self.soft_deadline != _INF:
             self.soft_deadline = self.clock_start + self.soft_ms / 1000.0
+
+    def cap(self, ms):
+        """Think at most ms (both limits), e.g. when there is only one legal move."""
+        self.hard_ms = min(self.hard_ms, ms)
+        self.soft_ms = min(self.soft_ms, ms)
+        self.base_soft_ms = min(self.base_soft_ms, ms)
+        if self.hard_deadline != _INF:
+            self._set_deadlines()
 
     def stop(self):
         """Make both limits expire now (the UCI `stop`, `quit`, or a mate found)."""

@@ -309,7 +309,6 @@ def legal_prefix(pos, moves):
 class Job:
     """Work run in the worker thread: a search, `go perft` or `bench`."""
 
-    sends_bestmove = False
     done = False            # set just before the last line goes out (the thread then ends)
 
     def __init__(self, session):
@@ -353,7 +352,6 @@ class SearchJob(Job):
     """One `go`: runs the search, then sends bestmove (after stop/ponderhit if must wait)."""
 
     kind = "search"
-    sends_bestmove = True
 
     def __init__(self, session, pos, limits, timeman, multipv, chess960, legal):
         super().__init__(session)
@@ -394,11 +392,9 @@ class SearchJob(Job):
         return True
 
     def report(self, info):
-        if "pv" in info and info["pv"]:
-            pv = legal_prefix(self.root, list(info["pv"]))
-            if not pv:
-                return
-            info = dict(info, pv=pv)
+        if info.get("pv"):
+            # a GUI rejects a line with an illegal move: send only its legal prefix
+            info = dict(info, pv=legal_prefix(self.root, list(info["pv"])))
         self.session.send(format_info(info, self.move_text, self.show_wdl))
         limits = self.limits
         mate = info.get("mate")
@@ -972,11 +968,12 @@ class UciSession:
         ply = 2 * (pos.fullmove - 1) + pos.turn
         timeman = TimeManager(limits, pos.turn, self.options["move overhead"], ply,
                               start=self.line_time)
-        if len(legal) == 1 and limits.uses_clock() and timeman.hard_ms > ONLY_MOVE_MS:
-            timeman.hard_ms = min(timeman.hard_ms, ONLY_MOVE_MS)
-            timeman.soft_ms = timeman.base_soft_ms = min(timeman.soft_ms, ONLY_MOVE_MS)
-            if timeman.hard_deadline != float("inf"):
-                timeman._set_deadlines()
+        if len(legal) == 1 and limits.uses_clock():
+            timeman.cap(ONLY_MOVE_MS)
+        if timeman.hard_ms == 0 and not (limits.ponder or limits.infinite) and not limits.depth:
+            # no time at all: a depth-1 search is quick (under the search's first clock
+            # check) and still better than whatever move an aborted search has at hand
+            limits.depth = 1
         if self.debug:
             self.info("go %r: soft %.0f ms, hard %.0f ms" % (limits, timeman.soft_ms, timeman.hard_ms))
         self.job = SearchJob(self, pos, limits, timeman, self.options["multipv"],

@@ -923,14 +923,16 @@ def play_game(white, black, fen=chess.STARTING_FEN, chess960=False, base=2.0, in
               ponder=(False, False), max_plies=400, game_id=None):
     """Play one game with our own clocks; returns (result, plies, board).
 
-    Fails on an illegal move, a protocol error (raised by python-chess) or a time loss
-    (a move that took longer than the mover's clock, as cutechess-cli would judge it).
+    Fails on an illegal move, a protocol error (raised by python-chess) or a time loss by
+    Basilisk (a move that took longer than its clock, as cutechess-cli would judge it).
+    An opponent's time loss ends the game (on a loaded machine even Stockfish flags).
     """
     board = chess.Board(fen, chess960=chess960)
     engines = {chess.WHITE: white, chess.BLACK: black}
     pondering = {chess.WHITE: ponder[0], chess.BLACK: ponder[1]}
     clock = {chess.WHITE: base, chess.BLACK: base}
     game_id = game_id if game_id is not None else object()
+    history = {chess.WHITE: [], chess.BLACK: []}
     while not board.is_game_over(claim_draw=True) and board.ply() < max_plies:
         turn = board.turn
         limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
@@ -940,9 +942,14 @@ def play_game(white, black, fen=chess.STARTING_FEN, chess960=False, base=2.0, in
         spent = time.perf_counter() - start
         assert result.move is not None, "no move in %s" % board.fen()
         assert result.move in board.legal_moves, "illegal move %s in %s" % (result.move, board.fen())
+        history[turn].append("%d:%.0f-%.0f" % (board.ply(), clock[turn] * 1000, spent * 1000))
         clock[turn] -= spent
-        assert clock[turn] > 0, "%s lost on time (%.3f s over) at ply %d in %s" % (
-            "white" if turn else "black", -clock[turn], board.ply(), board.fen())
+        name = engines[turn].id.get("name", "?")
+        if clock[turn] <= 0 and not name.startswith("Basilisk"):
+            return ("%s lost on time" % name), board.ply(), board
+        assert clock[turn] > 0, "%s (%s) lost on time (%.3f s over) at ply %d in %s; ply:clock-spent ms %s" % (
+            name, "white" if turn else "black", -clock[turn], board.ply(), board.fen(),
+            " ".join(history[turn][-12:]))
         clock[turn] += inc
         board.push(result.move)
     outcome = board.outcome(claim_draw=True)
