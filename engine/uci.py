@@ -945,15 +945,27 @@ class UciSession:
             value = 0
         return value
 
+    def fallback_bestmove(self):
+        """`bestmove` with the first legal move, for a `go` that cannot be searched."""
+        from engine.movegen import generate_moves
+        from engine.notation import move_to_uci
+        moves = generate_moves(self.pos)
+        return "bestmove " + (move_to_uci(moves[0], self.chess960()) if moves else "0000")
+
     def cmd_go(self, args):
         self.ensure_ready()
+        try:
+            self.start_go(args)
+        except Exception as exc:
+            # whatever went wrong, this go still gets its one legal bestmove
+            self.report_exception("go failed", exc)
+            self.send(self.fallback_bestmove())
+
+    def start_go(self, args):
         limits = self.parse_go(args)
         if not self.finish_job("go"):
-            # the old search is stuck: answer this go at once with a legal move
-            from engine.movegen import generate_moves
-            from engine.notation import move_to_uci
-            moves = generate_moves(self.pos)
-            self.send("bestmove " + (move_to_uci(moves[0], self.chess960()) if moves else "0000"))
+            # the old search is stuck: answer this go at once
+            self.send(self.fallback_bestmove())
             return
         self.apply_pending()
         pos = self.pos.copy()

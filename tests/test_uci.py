@@ -1018,3 +1018,61 @@ def test_long_series(chunk, protocol_problems):
         other.quit()
     print("\nchunk %d: %s" % (chunk, results))
     assert protocol_problems == []
+
+
+# ---------------------------------------------------------------------- faults, in-process
+class FaultySearcher:
+    """Stands in for engine.search.Searcher and misbehaves in one chosen way."""
+
+    def __init__(self, mode):
+        self.mode = mode
+        self.nodes = 0
+
+    def stop(self):
+        pass
+
+    def clear(self):
+        pass
+
+    def set_hash(self, mb):
+        pass
+
+    def search(self, pos, limits, timeman, report=None, multipv=1):
+        a1a8 = 0 | 56 << 6                      # never legal from the start position
+        if self.mode == "raise":
+            raise RuntimeError("boom")
+        if self.mode == "illegal":
+            return a1a8, 0
+        if self.mode == "badpv":
+            from engine.movegen import generate_moves
+            move = generate_moves(pos)[0]
+            report({"depth": 1, "seldepth": 1, "score": 7, "nodes": 1, "nps": 1, "time": 1,
+                    "pv": [move, a1a8]})
+            return move, a1a8
+        return 0, 0
+
+
+@pytest.mark.parametrize("mode", ["raise", "illegal", "zero", "badpv"])
+def test_a_failing_search_still_gives_one_legal_bestmove(mode, capsys):
+    import io
+    from engine import uci as uci_module
+    out = io.StringIO()
+    loader = uci_module._Loader()
+    loader.start()
+    session = uci_module.UciSession(out=out, loader=loader)
+    session.ensure_ready()
+    session.searcher = FaultySearcher(mode)
+    session.handle_line("position startpos")
+    session.handle_line("go depth 3")
+    assert session.job.join(5)
+    lines = out.getvalue().splitlines()
+    bestmoves = [line for line in lines if line.startswith("bestmove")]
+    assert len(bestmoves) == 1, lines
+    tokens = bestmoves[0].split()
+    assert_legal(chess.STARTING_FEN, tokens[1], ponder=tokens[3] if len(tokens) > 3 else None)
+    if mode in ("raise", "illegal"):
+        assert errors(lines), lines
+    if mode == "badpv":
+        info = parse_info([line for line in lines if " pv " in line][0])
+        assert len(info["pv"]) == 1               # cut before the illegal move
+        assert len(tokens) == 2                   # no illegal ponder move
