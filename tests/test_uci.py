@@ -920,8 +920,13 @@ def stockfish_1350():
 
 
 def play_game(white, black, fen=chess.STARTING_FEN, chess960=False, base=2.0, inc=0.05,
-              ponder=(False, False), max_plies=400, game_id=None):
+              ponder=(False, False), max_plies=400, game_id=None, moves_per_control=None,
+              movetime=None):
     """Play one game with our own clocks; returns (result, plies, board).
+
+    Time control: ``base`` s + ``inc`` s per move; with ``moves_per_control`` N, ``base``
+    is added again every N moves (cutechess-cli's tc=N/base); with ``movetime``, every
+    move gets exactly that long (cutechess-cli's st=).
 
     Fails on an illegal move, a protocol error (raised by python-chess) or a time loss by
     Basilisk (a move that took longer than its clock, as cutechess-cli would judge it).
@@ -935,8 +940,16 @@ def play_game(white, black, fen=chess.STARTING_FEN, chess960=False, base=2.0, in
     history = {chess.WHITE: [], chess.BLACK: []}
     while not board.is_game_over(claim_draw=True) and board.ply() < max_plies:
         turn = board.turn
-        limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
-                                   white_inc=inc, black_inc=inc)
+        if movetime is not None:
+            clock[turn] = movetime
+            limit = chess.engine.Limit(time=movetime)
+        elif moves_per_control:
+            to_go = moves_per_control - (board.ply() // 2) % moves_per_control
+            limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
+                                       remaining_moves=to_go)
+        else:
+            limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
+                                       white_inc=inc, black_inc=inc)
         start = time.perf_counter()
         result = engines[turn].play(board, limit, game=game_id, ponder=pondering[turn])
         spent = time.perf_counter() - start
@@ -951,6 +964,8 @@ def play_game(white, black, fen=chess.STARTING_FEN, chess960=False, base=2.0, in
             name, "white" if turn else "black", -clock[turn], board.ply(), board.fen(),
             " ".join(history[turn][-12:]))
         clock[turn] += inc
+        if moves_per_control and (board.ply() // 2) % moves_per_control == moves_per_control - 1:
+            clock[turn] += base       # this side's last move of the control: time is added
         board.push(result.move)
     outcome = board.outcome(claim_draw=True)
     return (outcome.result() if outcome else "1/2-1/2 (adjudicated)"), board.ply(), board
@@ -1076,3 +1091,30 @@ def test_a_failing_search_still_gives_one_legal_bestmove(mode, capsys):
         info = parse_info([line for line in lines if " pv " in line][0])
         assert len(info["pv"]) == 1               # cut before the illegal move
         assert len(tokens) == 2                   # no illegal ponder move
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("control", ["tc=40/4", "tc=10/1", "st=0.2", "tc=1+0.01"])
+def test_other_time_controls(control, protocol_problems):
+    """cutechess-cli's other kinds of control, scaled down: moves/time, fixed time per move,
+    and a tiny increment; two self-play games each, no time losses."""
+    kwargs = {}
+    if control.startswith("st="):
+        kwargs = {"movetime": float(control[3:])}
+    elif "/" in control:
+        moves, seconds = control[3:].split("/")
+        kwargs = {"moves_per_control": int(moves), "base": float(seconds), "inc": 0}
+    else:
+        base, inc = control[3:].split("+")
+        kwargs = {"base": float(base), "inc": float(inc)}
+    white, black = basilisk(), basilisk()
+    try:
+        for game in range(2):
+            start = time.perf_counter()
+            result, plies, _ = play_game(white, black, game_id=game, max_plies=160, **kwargs)
+            print("\n%s: %s in %d plies, %.1f s" % (control, result, plies, time.perf_counter() - start))
+            white, black = black, white
+    finally:
+        white.quit()
+        black.quit()
+    assert protocol_problems == []
