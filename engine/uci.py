@@ -43,22 +43,9 @@ QUIT_JOIN_SECONDS = 0.5
 ONLY_MOVE_MS = 50               # think at most this long when there is one legal move
 LOADER_HEAD_START_S = 0.25      # the loader waits this long for the first command to be done
 
-# `bench`: fixed positions searched to BENCH_DEPTH with a fresh hash table each; the total
-# node count is the search's signature (it changes only when the search's behaviour does).
-BENCH_DEPTH = 5
+# `bench`: engine.search.run_bench searches its fixed positions to its BENCH_DEPTH, each
+# with a fresh Searcher; the total node count is the search's signature.
 BENCH_HASH_MB = 16
-BENCH_FENS = (
-    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10",
-    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11",
-    "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1",
-    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-    "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
-    "2r3k1/pp3ppp/3b4/3p4/3P4/2N1B3/PP3PPP/2R3K1 b - - 3 25",
-    "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
-    "8/8/4k3/8/2p5/8/B2P2K1/8 w - - 0 1",
-    "bqnbrnkr/pppppppp/8/8/8/8/PPPPPPPP/BQNBRNKR w HEhe - 0 1",
-)
 
 # UCI_ShowWDL: when the search gives no wdl, a logistic model of the cp score.
 WDL_CP_AT_EVEN = 150            # cp at which win and draw are equally likely
@@ -488,59 +475,50 @@ class PerftJob(Job):
 
 
 class BenchJob(Job):
-    """`bench [depth]` inside the UCI loop."""
+    """`bench [depth]` inside the UCI loop (`stop` ends it after the current position)."""
 
     kind = "bench"
 
     def __init__(self, session, depth):
         super().__init__(session)
         self.depth = depth
-        self.current = None         # (searcher, timeman) of the position being searched
-
-    def stop(self):
-        super().stop()
-        current = self.current
-        if current is not None:
-            current[1].stop()
-            current[0].stop()
 
     def run(self):
-        lines = run_bench(self.depth, progress=sys.stderr, job=self)
+        lines = run_bench(self.depth, progress=sys.stderr, stop_event=self.stop_event)
         if lines is None:
             self.session.send("info string bench stopped")
         else:
             self.session.send_lines(lines)
 
 
-def run_bench(depth=BENCH_DEPTH, progress=None, job=None):
-    """Search BENCH_FENS to ``depth``; the summary lines, or None if the job was stopped."""
-    from engine.position import Position
-    from engine.search import Searcher
-    total_nodes = 0
-    start = time.perf_counter()
-    searcher = Searcher(hash_mb=BENCH_HASH_MB)
-    for i, fen in enumerate(BENCH_FENS, 1):
-        pos = Position(fen)
-        limits = Limits()
-        limits.depth = depth
-        timeman = TimeManager(limits, pos.turn, 0, 0)
-        if job is not None:
-            job.current = (searcher, timeman)
-            if job.stop_event.is_set():
-                return None
-        searcher.clear()
-        searcher.search(pos, limits, timeman)
-        if job is not None and job.stop_event.is_set():
-            return None
-        total_nodes += searcher.nodes
+class _BenchStopped(Exception):
+    pass
+
+
+def run_bench(depth=None, progress=None, stop_event=None):
+    """engine.search.run_bench at ``depth`` (default: the search's BENCH_DEPTH) as
+    Stockfish prints it: the summary lines, or None if stop_event was set."""
+    import engine.search as search_module
+    if depth is None:
+        depth = search_module.BENCH_DEPTH
+    count = [0]
+
+    def report(fen, nodes, seconds, best_move):
+        count[0] += 1
         if progress is not None:
-            progress.write("Position: %d/%d (%s): %d nodes\n" % (i, len(BENCH_FENS), fen, searcher.nodes))
+            progress.write("Position: %d (%s): %d nodes, %.2f s\n" % (count[0], fen, nodes, seconds))
             progress.flush()
-    elapsed = time.perf_counter() - start
+        if stop_event is not None and stop_event.is_set():
+            raise _BenchStopped
+
+    try:
+        nodes, seconds = search_module.run_bench(depth, BENCH_HASH_MB, report)
+    except _BenchStopped:
+        return None
     return ["===========================",
-            "Total time (ms) : %d" % int(elapsed * 1000),
-            "Nodes searched  : %d" % total_nodes,
-            "Nodes/second    : %d" % int(total_nodes / max(elapsed, 1e-9))]
+            "Total time (ms) : %d" % int(seconds * 1000),
+            "Nodes searched  : %d" % nodes,
+            "Nodes/second    : %d" % int(nodes / max(seconds, 1e-9))]
 
 
 # ---------------------------------------------------------------------- input
@@ -1050,7 +1028,7 @@ class UciSession:
 
     def cmd_bench(self, args):
         self.ensure_ready()
-        depth = BENCH_DEPTH
+        depth = None
         if args:
             try:
                 depth = int(args[0])
@@ -1066,7 +1044,7 @@ class UciSession:
 
 def bench_command(argv):
     """`basilisk bench [depth]` from the shell; progress on stderr, summary on stdout."""
-    depth = BENCH_DEPTH
+    depth = None
     if argv:
         try:
             depth = int(argv[0])
