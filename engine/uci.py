@@ -1,9 +1,11 @@
 """The UCI protocol loop, and the `d`, `eval`, `go perft` and `bench` extras.
 
-Threads: the main thread reads stdin and runs every command; a search (or `go perft`, or
-`bench`) runs in its own worker thread, so `isready`, `stop`, `ponderhit` and `quit` are
-obeyed while it thinks.  A loader thread, started at launch, imports the board, search and
-evaluation modules (building their tables takes ~100 ms), so `uci` is answered at once;
+Threads: an input thread reads stdin (with os.read, so it never blocks shutdown),
+timestamps each line -- a `go`'s clock starts when its line arrived -- and queues it; the
+main thread runs the commands in order; a search (or `go perft`, or `bench`) runs in a
+worker thread, so `isready`, `stop`, `ponderhit` and `quit` are obeyed while it thinks.
+A loader thread imports the board, search and evaluation modules (building their tables
+takes ~100 ms) once the first command has been answered, so `uci` gets `uciok` at once;
 `isready`, `position`, `go` and friends wait for it.  Every line goes out through one lock
 with a flush, so the threads never interleave lines.
 
