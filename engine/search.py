@@ -44,7 +44,7 @@ from engine.evaluate import evaluate
 from engine.movegen import generate_moves
 from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
 from engine.position import Position
-from engine.tt import TranspositionTable, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
+from engine.tt import new_table, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
 from engine.types import (VALUE_MATE, VALUE_INFINITE, VALUE_NONE, MAX_PLY,
                           VALUE_MATE_IN_MAX_PLY, PAWN, KING)
 
@@ -109,7 +109,7 @@ class Searcher:
 
     def __init__(self, hash_mb=16):
         self.hash_mb = hash_mb
-        self.tt = TranspositionTable(hash_mb)
+        self.tt = new_table(hash_mb)
         self.orderer = MoveOrderer()
         self.stop_requested = False
         self.nodes = 0

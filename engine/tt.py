@@ -22,7 +22,12 @@ Replacement (one entry per slot, depth-preferred with aging): a new entry replac
 stored one unless the stored entry was written by the current search, is deeper than
 the new one by more than REPLACE_DEPTH_MARGIN and the new bound is not exact.  Storing
 the same position without a move keeps the stored move.
+
+On PyPy ``new_table`` gives ``SplitTranspositionTable``: the same fields in two lists of
+machine-sized ints (16 bytes an entry), because PyPy boxes a 96-bit int.
 """
+
+import sys
 
 from engine.types import VALUE_MATE_IN_MAX_PLY, VALUE_NONE
 
@@ -116,5 +121,82 @@ class TranspositionTable:
         return used * 1000 // n
 
 
-__all__ = ["TranspositionTable", "BOUND_NONE", "BOUND_UPPER", "BOUND_LOWER", "BOUND_EXACT",
+class SplitTranspositionTable(TranspositionTable):
+    """The same table as two lists of machine-sized ints, for PyPy.
+
+    PyPy stores a list of ints below 2**63 unboxed (8 bytes each) but boxes a 96-bit
+    entry as a big integer, which made probes and stores the search's main cost there.
+    ``checks[i]`` holds the key's upper 32 bits; ``data[i]`` packs move (bits 0..15),
+    score (16..31), eval (32..47), depth (48..55), bound (56..57), age (58..62, so
+    ages wrap at 32 here).
+    """
+
+    ENTRY_BYTES = 16
+
+    def resize(self, mb):
+        self.mb = mb
+        self.size = max(1024, int(mb * 1024 * 1024) // self.ENTRY_BYTES)
+        self.checks = [0] * self.size
+        self.data = [0] * self.size
+        self.table = self.data
+
+    def clear(self):
+        self.checks = [0] * self.size
+        self.data = [0] * self.size
+        self.table = self.data
+        self.age = 0
+
+    def new_search(self):
+        self.age = (self.age + 1) & 31
+
+    def probe(self, key, ply):
+        i = key % self.size
+        e = self.data[i]
+        if not e or self.checks[i] != key >> 32:
+            return None
+        score = (e >> 16 & 0xFFFF) - 32768
+        if score >= VALUE_MATE_IN_MAX_PLY:
+            score -= ply
+        elif score <= -VALUE_MATE_IN_MAX_PLY:
+            score += ply
+        return (e & 0xFFFF, score, (e >> 32 & 0xFFFF) - 32768,
+                (e >> 48 & 0xFF) - DEPTH_OFFSET, e >> 56 & 3)
+
+    def store(self, key, ply, move, score, static_eval, depth, bound):
+        data = self.data
+        i = key % self.size
+        old = data[i]
+        check = key >> 32
+        if old:
+            if not move and self.checks[i] == check:
+                move = old & 0xFFFF
+            if (old >> 58 == self.age and bound != BOUND_EXACT
+                    and depth + DEPTH_OFFSET + REPLACE_DEPTH_MARGIN < (old >> 48 & 0xFF)):
+                return
+        if score >= VALUE_MATE_IN_MAX_PLY:
+            score += ply
+        elif score <= -VALUE_MATE_IN_MAX_PLY:
+            score -= ply
+        if depth < -DEPTH_OFFSET:
+            depth = -DEPTH_OFFSET
+        self.checks[i] = check
+        data[i] = (move | (score + 32768) << 16 | (static_eval + 32768) << 32
+                   | (depth + DEPTH_OFFSET) << 48 | bound << 56 | self.age << 58)
+
+    def hashfull(self):
+        data = self.data
+        age = self.age
+        n = min(HASHFULL_SAMPLE, self.size)
+        used = sum(1 for i in range(n) if data[i] and data[i] >> 58 == age)
+        return used * 1000 // n
+
+
+def new_table(mb):
+    """The table layout that suits this interpreter (packed on CPython, split on PyPy)."""
+    if sys.implementation.name == "pypy":
+        return SplitTranspositionTable(mb)
+    return TranspositionTable(mb)
+
+
+__all__ = ["TranspositionTable", "SplitTranspositionTable", "new_table", "BOUND_NONE", "BOUND_UPPER", "BOUND_LOWER", "BOUND_EXACT",
            "score_to_tt", "score_from_tt", "VALUE_NONE"]

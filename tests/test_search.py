@@ -14,7 +14,7 @@ from engine.ordering import see, see_ge
 from engine.position import Position
 from engine.search import Searcher, run_bench, BENCH_POSITIONS
 from engine.timeman import Limits, TimeManager
-from engine.tt import (TranspositionTable, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, ENTRY_BYTES,
+from engine.tt import (TranspositionTable, SplitTranspositionTable, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, ENTRY_BYTES,
                        entry_count)
 from engine.types import VALUE_MATE, VALUE_NONE
 
@@ -189,8 +189,9 @@ def test_report_fields():
 
 
 # ---------------------------------------------------------------------- transposition table
-def test_tt_store_probe_and_mate_adjustment():
-    tt = TranspositionTable(1)
+@pytest.mark.parametrize("table", [TranspositionTable, SplitTranspositionTable])
+def test_tt_store_probe_and_mate_adjustment(table):
+    tt = table(1)
     key = 0x123456789ABCDEF0
     tt.store(key, 3, 1234, VALUE_MATE - 10, 55, 7, BOUND_EXACT)
     move, score, ev, depth, bound = tt.probe(key, 3)
@@ -204,8 +205,9 @@ def test_tt_store_probe_and_mate_adjustment():
     assert tt.probe(0, 0) is None
 
 
-def test_tt_replacement_prefers_depth_within_a_search():
-    tt = TranspositionTable(1)
+@pytest.mark.parametrize("table", [TranspositionTable, SplitTranspositionTable])
+def test_tt_replacement_prefers_depth_within_a_search(table):
+    tt = table(1)
     key = 0xDEADBEEF12345678
     other = key + tt.size * (1 << 33)                # lands on the same slot
     assert other % tt.size == key % tt.size
