@@ -1,12 +1,13 @@
 """Command line: `basilisk` (UCI loop), `basilisk perft --depth N [--fen FEN] [--bulk]`,
 `basilisk bench [depth]`."""
 
-import argparse
 import sys
 import time
 
 
 def perft_command(argv):
+    import argparse     # here, not at the top: it costs start-up time the UCI loop need not pay
+
     from engine.notation import move_to_uci
     from engine.perft import divide
     from engine.position import Position, FenError, STARTING_FEN
