@@ -72,6 +72,7 @@ USE_SEE_PRUNING = True
 SEE_PRUNE_MAX_DEPTH = 4
 SEE_PRUNE_MARGIN = 80       # a capture losing more than this per ply of depth is skipped
 USE_IIR = True
+USE_COUNTERMOVE = True      # order the reply that refuted the opponent's last move early
 IIR_MIN_DEPTH = 4
 DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
 BOUND_REPORT_AFTER_MS = 1000   # no lowerbound/upperbound reports before this ...
@@ -424,25 +425,30 @@ class Searcher:
         extend_ok = ply < 2 * self.root_depth
         lmr_ok = USE_LMR and depth >= LMR_MIN_DEPTH and not in_check
         lmr_row = LMR[depth if depth < 64 else 63]
-        skip_quiets = False
         s = GOOD_CAPTURE
         for k in range(len(moves)):
             if k == 0 and tt_ok:
                 move = tt_move
             else:
                 if scores is None:
-                    scores = orderer.score(pos, moves, ply, orderer.counter_move(pos, prev_move))
+                    scores = orderer.score(pos, moves, ply, orderer.counter_move(pos, prev_move)
+                                           if USE_COUNTERMOVE else 0)
                     if tt_ok:
                         scores[moves.index(tt_move)] = USED
                 s = max(scores)
+                if s == USED:
+                    break           # late-move pruning dropped every remaining quiet
                 i = scores.index(s)
                 scores[i] = USED
                 move = moves[i]
             is_quiet = not move & _CAPTURE_OR_PROMO
             if searched and best_score > -VALUE_MATE_IN_MAX_PLY:
                 if is_quiet:
-                    if skip_quiets or searched >= lmp_limit:
-                        skip_quiets = True
+                    if searched >= lmp_limit:
+                        # late-move pruning: no quiet move from here on is worth a look
+                        for j in range(len(moves)):
+                            if not moves[j] & _CAPTURE_OR_PROMO:
+                                scores[j] = USED
                         continue
                 elif see_prune and s < 0 and not see_ge(pos, move, -SEE_PRUNE_MARGIN * depth):
                     continue
@@ -558,7 +564,7 @@ class Searcher:
             if not in_check and not move & 0x8000:
                 victim = SEE_VALUE[board[move >> 6 & 63] & 7 or PAWN]
                 if static_eval + victim + DELTA_MARGIN <= alpha:
-                    continue
+                    break       # captures come by victim, biggest first: the rest fail too
                 if victim < SEE_VALUE[board[move & 63] & 7] and not see_ge(pos, move, 0):
                     continue
             pos.make(move)
