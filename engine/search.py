@@ -189,8 +189,9 @@ class Searcher:
                         pos.unmake()
                     else:
                         pos.unmake_null()
-                if not results and self.root_partial is not None:
-                    pv = self.root_partial[1]
+                # the first line of an interrupted iteration still beats the last one's
+                pv = results[0][1] if results else (self.root_partial[1] if self.root_partial else None)
+                if pv:
                     best, ponder = pv[0], (pv[1] if len(pv) > 1 else 0)
                 break
             # a completed iteration: remember and report it, reorder the root moves
