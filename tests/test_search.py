@@ -261,3 +261,23 @@ def test_bench_signature_is_deterministic():
     first = run_bench(3, positions=positions)[0]
     assert first > 0
     assert run_bench(3, positions=positions)[0] == first
+
+
+def test_ponder_runs_until_ponderhit_then_keeps_the_clock():
+    pos = Position("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    limits = Limits()
+    limits.ponder = True
+    limits.movetime = 200
+    timeman = TimeManager(limits, pos.turn)
+    searcher = Searcher(4)
+    result = []
+    thread = threading.Thread(target=lambda: result.append(searcher.search(pos, limits, timeman)))
+    thread.start()
+    thread.join(0.6)
+    assert thread.is_alive(), "a pondering search must not stop on its own clock"
+    t0 = time.perf_counter()
+    timeman.ponderhit()
+    thread.join(5)
+    assert not thread.is_alive()
+    assert time.perf_counter() - t0 < 0.6
+    assert result[0][0] in generate_moves(pos)
