@@ -281,3 +281,24 @@ def test_ponder_runs_until_ponderhit_then_keeps_the_clock():
     assert not thread.is_alive()
     assert time.perf_counter() - t0 < 0.6
     assert result[0][0] in generate_moves(pos)
+
+
+def test_illegal_tt_moves_are_never_played():
+    """A TT move (a collision, or a stale entry) is played only if it is in the legal list."""
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    pos = Position(fen)
+    searcher = Searcher(4)
+    junk = 12 | 60 << 6      # e2e8: no piece can make this move here
+    searcher.tt.store(pos.key, 0, junk, 0, 0, 1, BOUND_UPPER)
+    for move in generate_moves(pos):
+        pos.make(move)
+        searcher.tt.store(pos.key, 1, junk, 0, 0, 1, BOUND_UPPER)
+        pos.unmake()
+    limits = Limits()
+    limits.depth = 4
+    best, ponder = searcher.search(pos, limits, TimeManager(limits, pos.turn))
+    assert best in generate_moves(pos)
+    pos.make(best)
+    assert ponder == 0 or ponder in generate_moves(pos)
+    pos.unmake()
+    assert pos.fen() == Position(fen).fen()
