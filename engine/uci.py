@@ -664,7 +664,8 @@ class UciSession:
         if job.done:
             job.join(STOP_JOIN_SECONDS)
             return True
-        if why:
+        if why and not job.stop_event.is_set():
+            # after a `stop` the job is merely winding down: wait quietly, as Stockfish does
             self.error("%s while %s is running: stopping it first" % (why, job.kind))
         job.stop()
         if not job.join(STOP_JOIN_SECONDS):

@@ -394,6 +394,23 @@ def test_bestmove_exactly_once_per_go(uci):
         assert_legal(chess.STARTING_FEN, line.split()[1])
 
 
+def test_stop_then_go_at_once_is_not_an_error(uci):
+    """A GUI's `stop` followed at once by the next `go` is normal: no error, two bestmoves."""
+    uci.send("position startpos")
+    uci.send("go infinite")
+    time.sleep(0.3)
+    uci.send("stop")
+    uci.send("position startpos moves e2e4")
+    uci.send("go depth 2")
+    first, _, lines = uci.bestmove()
+    second, _, more = uci.bestmove()
+    assert_legal(chess.STARTING_FEN, first)
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert_legal(board.fen(), second)
+    assert not errors(lines + more + uci.sync()), uci.transcript
+
+
 def test_quit_mid_search_exits_promptly():
     s = Session()
     s.send("uci")
