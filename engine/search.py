@@ -68,6 +68,10 @@ USE_LMP = True
 LMP_MAX_DEPTH = 6
 USE_LMR = True
 LMR_MIN_DEPTH = 3
+LMR_BASE = 0.5              # reduction = LMR_BASE + ln(depth) * ln(move number) / LMR_DIVISOR
+LMR_DIVISOR = 2.75          # (milder than Ethereal's 0.75 + .../2.25: our searches are shallow)
+LMR_CUT_NODE = 0            # extra reduction at expected cut nodes
+LMR_HISTORY_DIV = 8192      # one ply less (more) reduction per this much good (bad) history
 USE_SEE_PRUNING = True
 SEE_PRUNE_MAX_DEPTH = 4
 SEE_PRUNE_MARGIN = 80       # a capture losing more than this per ply of depth is skipped
@@ -86,7 +90,11 @@ def _apply_overrides(text):
         name, _, value = item.partition("=")
         if name not in globals() or not name.isupper():
             raise ValueError("unknown search tunable %r" % name)
-        globals()[name] = type(globals()[name])(int(value))
+        old = globals()[name]
+        if isinstance(old, bool):
+            globals()[name] = bool(int(value))
+        else:
+            globals()[name] = type(old)(value)
 
 
 _apply_overrides(os.environ.get("BASILISK_SEARCH", ""))
@@ -95,7 +103,7 @@ _apply_overrides(os.environ.get("BASILISK_SEARCH", ""))
 LMR = [[0] * 64 for _ in range(64)]
 for _d in range(1, 64):
     for _m in range(1, 64):
-        LMR[_d][_m] = int(0.75 + math.log(_d) * math.log(_m) / 2.25)
+        LMR[_d][_m] = int(LMR_BASE + math.log(_d) * math.log(_m) / LMR_DIVISOR)
 
 _CAPTURE_OR_PROMO = 0xC000      # CAPTURE << 12 | PROMOTION << 12
 _INF = float("inf")
@@ -471,13 +479,13 @@ class Searcher:
                     if pv_node:
                         r -= 1
                     if cut_node:
-                        r += 1
+                        r += LMR_CUT_NODE
                     if not improving:
                         r += 1
                     if s >= COUNTER:
                         r -= 1
                     else:
-                        r -= s // 8192
+                        r -= int(s / LMR_HISTORY_DIV)
                     if r > new_depth - 1:
                         r = new_depth - 1
                     if r > 0:
