@@ -100,10 +100,8 @@ def _apply_overrides(text):
 _apply_overrides(os.environ.get("BASILISK_SEARCH", ""))
 
 # LMR[depth][moves searched]: log-log reduction (Stockfish/Ethereal shape).
-LMR = [[0] * 64 for _ in range(64)]
-for _d in range(1, 64):
-    for _m in range(1, 64):
-        LMR[_d][_m] = int(LMR_BASE + math.log(_d) * math.log(_m) / LMR_DIVISOR)
+_LOGS = [0.0] + [math.log(_i) / math.sqrt(LMR_DIVISOR) for _i in range(1, 64)]
+LMR = [[0] * 64] + [[0] + [int(LMR_BASE + _ld * _lm) for _lm in _LOGS[1:]] for _ld in _LOGS[1:]]
 
 _CAPTURE_OR_PROMO = 0xC000      # CAPTURE << 12 | PROMOTION << 12
 _INF = float("inf")
