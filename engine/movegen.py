@@ -69,14 +69,13 @@ def generate_moves(pos, quiets=True):
     if not quiets:
         targets &= theirs
     while targets:
-        t_bb = targets & -targets
-        targets ^= t_bb
-        to = t_bb.bit_length() - 1
+        to = targets.bit_length() - 1
+        targets ^= BB_SQUARES[to]
         if ((KNIGHT_ATTACKS[to] & their_knights) or (pawn_attacks_us[to] & their_pawns)
                 or (ROOK_TABLE[to][no_king & ROOK_MASK[to]] & their_rq)
                 or (BISHOP_TABLE[to][no_king & BISHOP_MASK[to]] & their_bq)):
             continue
-        append(ksq | to << 6 | (_CAP if t_bb & theirs else 0))
+        append(ksq | to << 6 | (_CAP if BB_SQUARES[to] & theirs else 0))
 
     if checkers:
         if checkers & (checkers - 1):
@@ -113,27 +112,23 @@ def generate_moves(pos, quiets=True):
     promo_push = push & promo_rank
     push &= ~promo_rank & quiet_target
     while push:
-        t_bb = push & -push
-        push ^= t_bb
-        to = t_bb.bit_length() - 1
+        to = push.bit_length() - 1
+        push ^= BB_SQUARES[to]
         append((to - up) | to << 6)
     while double:
-        t_bb = double & -double
-        double ^= t_bb
-        to = t_bb.bit_length() - 1
+        to = double.bit_length() - 1
+        double ^= BB_SQUARES[to]
         append((to - up - up) | to << 6 | _DOUBLE)
     for captures, delta in ((cap_left, up - 1), (cap_right, up + 1)):
         promo_caps = captures & promo_rank
         captures &= ~promo_rank
         while captures:
-            t_bb = captures & -captures
-            captures ^= t_bb
-            to = t_bb.bit_length() - 1
+            to = captures.bit_length() - 1
+            captures ^= BB_SQUARES[to]
             append((to - delta) | to << 6 | _CAP)
         while promo_caps:
-            t_bb = promo_caps & -promo_caps
-            promo_caps ^= t_bb
-            to = t_bb.bit_length() - 1
+            to = promo_caps.bit_length() - 1
+            promo_caps ^= BB_SQUARES[to]
             base = (to - delta) | to << 6
             if quiets:
                 for flag in _PROMO_CAPS:
@@ -141,9 +136,8 @@ def generate_moves(pos, quiets=True):
             else:
                 append(base | _QUEEN_PROMO_CAP)
     while promo_push:
-        t_bb = promo_push & -promo_push
-        promo_push ^= t_bb
-        to = t_bb.bit_length() - 1
+        to = promo_push.bit_length() - 1
+        promo_push ^= BB_SQUARES[to]
         base = (to - up) | to << 6
         if quiets:
             for flag in _PROMOS:
@@ -160,26 +154,25 @@ def generate_moves(pos, quiets=True):
     # Pieces: captures and quiet moves in separate loops, so each has a constant flag.
     bb = bbs[ub | KNIGHT] & movable & ~pinned
     while bb:
-        f_bb = bb & -bb
-        bb ^= f_bb
-        fr = f_bb.bit_length() - 1
+        fr = bb.bit_length() - 1
+        bb ^= BB_SQUARES[fr]
         att = KNIGHT_ATTACKS[fr]
         caps = att & cap_target
         att &= quiet_target
         while caps:
-            t_bb = caps & -caps
-            caps ^= t_bb
-            append(fr | (t_bb.bit_length() - 1) << 6 | _CAP)
+            to = caps.bit_length() - 1
+            caps ^= BB_SQUARES[to]
+            append(fr | to << 6 | _CAP)
         while att:
-            t_bb = att & -att
-            att ^= t_bb
-            append(fr | (t_bb.bit_length() - 1) << 6)
+            to = att.bit_length() - 1
+            att ^= BB_SQUARES[to]
+            append(fr | to << 6)
     for piece_type in (BISHOP, ROOK, QUEEN):
         bb = bbs[ub | piece_type] & movable
         while bb:
-            f_bb = bb & -bb
+            fr = bb.bit_length() - 1
+            f_bb = BB_SQUARES[fr]
             bb ^= f_bb
-            fr = f_bb.bit_length() - 1
             if piece_type == BISHOP:
                 att = BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]]
             elif piece_type == ROOK:
@@ -192,13 +185,13 @@ def generate_moves(pos, quiets=True):
             caps = att & cap_target
             att &= quiet_target
             while caps:
-                t_bb = caps & -caps
-                caps ^= t_bb
-                append(fr | (t_bb.bit_length() - 1) << 6 | _CAP)
+                to = caps.bit_length() - 1
+                caps ^= BB_SQUARES[to]
+                append(fr | to << 6 | _CAP)
             while att:
-                t_bb = att & -att
-                att ^= t_bb
-                append(fr | (t_bb.bit_length() - 1) << 6)
+                to = att.bit_length() - 1
+                att ^= BB_SQUARES[to]
+                append(fr | to << 6)
 
     # Castling: not out of, through or into check; the rook must not be shielding the king.
     if quiets and not checkers:
