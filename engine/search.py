@@ -443,25 +443,19 @@ class Searcher:
                     if tt_ok:
                         scores[moves.index(tt_move)] = USED
                 s = max(scores)
-                if s == USED:
-                    break           # late-move pruning dropped every remaining quiet
                 i = scores.index(s)
                 scores[i] = USED
                 move = moves[i]
             is_quiet = not move & _CAPTURE_OR_PROMO
-            if searched and best_score > -VALUE_MATE_IN_MAX_PLY:
-                if is_quiet:
-                    if searched >= lmp_limit:
-                        # late-move pruning: no quiet move from here on is worth a look
-                        for j in range(len(moves)):
-                            if not moves[j] & _CAPTURE_OR_PROMO:
-                                scores[j] = USED
-                        continue
-                elif see_prune and s < 0 and not see_ge(pos, move, -SEE_PRUNE_MARGIN * depth):
-                    continue
+            if (not is_quiet and see_prune and s < 0 and searched
+                    and best_score > -VALUE_MATE_IN_MAX_PLY
+                    and not see_ge(pos, move, -SEE_PRUNE_MARGIN * depth)):
+                continue
             pos.make(move)
             gives_check = pos.in_check()
-            if futile and is_quiet and searched and not gives_check:
+            # futility and late-move pruning of quiet moves; a check is always searched
+            if (is_quiet and searched and not gives_check
+                    and (futile or (searched >= lmp_limit and best_score > -VALUE_MATE_IN_MAX_PLY))):
                 pos.unmake()
                 continue
             searched += 1
