@@ -27,7 +27,7 @@ from engine.psqt import pack, unpack
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 
 # --- Weights (centipawns, (mg, eg)) ------------------------------------------------------
-PHASE_WEIGHTS = {KNIGHT: 1, BISHOP: 1, ROOK: 2, QUEEN: 4}
+PHASE_WEIGHTS = {KNIGHT: 1, BISHOP: 1, ROOK: 2, QUEEN: 4}    # game_phase() inlines these
 MAX_PHASE = 24
 
 # Mobility, Fruit-style: linear in the number of safe squares, centred on a typical count
@@ -75,7 +75,6 @@ PAWN_CACHE_SIZE = 1 << 16
 # Whole evaluations by Zobrist key: about a quarter of the search's calls repeat a position
 # (transpositions, re-searches, the next iteration), and a lookup costs a fraction of an eval.
 EVAL_CACHE_SIZE = 1 << 16
-
 
 
 def _apply_overrides(text):
@@ -134,6 +133,7 @@ def _shield(color, rank_step):
 
 SHIELD_NEAR_BB = [_shield(WHITE, 1), _shield(BLACK, 1)]
 SHIELD_FAR_BB = [_shield(WHITE, 2), _shield(BLACK, 2)]
+
 
 def _square_metric(metric):
     """[a][b] -> metric(file distance, rank distance), built from slices of one 15x15 grid
@@ -341,7 +341,6 @@ def evaluate(pos):
         phase = MAX_PHASE
     wksq = wk.bit_length() - 1
     bksq = bk.bit_length() - 1
-    pawns = wp | bp
 
     # white pieces: mobility, attacks on the black king zone, rook files
     area = ~(occ_w | b_patt)
