@@ -21,7 +21,8 @@ Bench (for the UCI `bench` command and scripts/bench_search.py):
 ``run_bench(depth=BENCH_DEPTH, hash_mb=16, report=None)`` searches each FEN in
 ``BENCH_POSITIONS`` to ``depth`` with a fresh Searcher and returns
 ``(total_nodes, elapsed_seconds)``; the node total is the search's signature and must
-not change unless the search does.
+not change unless the search does.  It is per interpreter: PyPy's table layout holds
+more entries per MB (engine.tt), so its count differs slightly from CPython's.
 
 Steps of a node (``_search``), in order:
   1. horizon -> quiescence; node count and stop check
