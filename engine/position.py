@@ -232,8 +232,11 @@ class Position:
         stack = self.stack
         n = min(self.halfmove, len(stack))
         seen = 1
-        for i in range(4, n + 1, 2):
-            if stack[-i][5] == key:
+        for i in range(1, n + 1):
+            entry = stack[-i]
+            if not entry[0]:
+                return False        # a null move: nothing before it can repeat (Stockfish's pliesFromNull)
+            if not i & 1 and i >= 4 and entry[5] == key:
                 seen += 1
                 if seen >= count:
                     return True

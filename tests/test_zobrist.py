@@ -63,3 +63,18 @@ def test_transpositions_share_a_key():
     d = Position()
     play(d, "g1f3 e7e5 e2e4")
     assert c.key == d.key
+
+
+def test_repetition_is_not_seen_across_a_null_move():
+    pos = Position("4k3/8/8/8/8/8/8/4K2R w - - 0 1")
+    for text in ("h1h2", "e8d8", "h2h1", "d8e8"):
+        pos.make(parse_uci_move(pos, text))
+    assert pos.is_repetition(2)            # back where it started: a real repetition
+    pos = Position("4k3/8/8/8/8/8/8/4K2R w - - 0 1")
+    pos.make_null()
+    pos.make(parse_uci_move(pos, "e8d8"))
+    pos.make_null()
+    pos.make(parse_uci_move(pos, "d8e8"))
+    # same squares and side to move as the start, but only by passing twice: no repetition
+    assert pos.key == pos.stack[0][5]
+    assert not pos.is_repetition(2)
