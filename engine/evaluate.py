@@ -21,7 +21,7 @@ A/B match needs no second checkout.
 import os
 
 from engine.bitboard import (BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES, BB_DARK_SQUARES,
-                             KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK,
+                             fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK,
                              BISHOP_TABLE, BISHOP_MASK, popcount, squares_of)
 from engine.psqt import pack, unpack
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
@@ -168,20 +168,6 @@ UNITS_R, UNITS_Q = KING_ATTACK_UNITS[ROOK], KING_ATTACK_UNITS[QUEEN]
 
 
 # --- Pawn structure (bitboard version, cached) --------------------------------------------
-def _fill_north(bb):
-    bb |= bb << 8
-    bb |= bb << 16
-    bb |= bb << 32
-    return bb & _FULL
-
-
-def _fill_south(bb):
-    bb |= bb >> 8
-    bb |= bb >> 16
-    bb |= bb >> 32
-    return bb
-
-
 def _sideways(bb):
     """Squares beside the set bits on the same rank."""
     return ((bb << 1) & _NOT_A) | ((bb >> 1) & _NOT_H)
@@ -191,20 +177,20 @@ def _pawn_sets(wp, bp):
     """(white attacks, black attacks, (passed, isolated, doubled, backward) per colour)."""
     w_att = ((wp << 7) & _NOT_H | (wp << 9) & _NOT_A) & _FULL
     b_att = (bp >> 9) & _NOT_H | (bp >> 7) & _NOT_A
-    w_files = _fill_south(_fill_north(wp))
-    b_files = _fill_south(_fill_north(bp))
+    w_files = fill_south(fill_north(wp))
+    b_files = fill_south(fill_north(bp))
     w_iso = wp & ~_sideways(w_files)
     b_iso = bp & ~_sideways(b_files)
     # rear pawns of a doubled pair: an own pawn stands ahead on the file
-    w_dbl = wp & _fill_south(wp >> 8)
-    b_dbl = bp & _fill_north(bp << 8)
+    w_dbl = wp & fill_south(wp >> 8)
+    b_dbl = bp & fill_north(bp << 8)
     # passed: no enemy pawn ahead on this or an adjacent file, and no own pawn ahead
-    w_passed = wp & ~_fill_south((bp | _sideways(bp)) >> 8) & ~_fill_south(wp >> 8)
-    b_passed = bp & ~_fill_north((wp | _sideways(wp)) << 8) & ~_fill_north(bp << 8)
+    w_passed = wp & ~fill_south((bp | _sideways(bp)) >> 8) & ~fill_south(wp >> 8)
+    b_passed = bp & ~fill_north((wp | _sideways(wp)) << 8) & ~fill_north(bp << 8)
     # backward: no own pawn beside or behind on an adjacent file, stop square held by an
     # enemy pawn (isolated pawns are already paid for)
-    w_back = wp & ~_fill_north(_sideways(wp)) & (b_att >> 8) & ~w_iso
-    b_back = bp & ~_fill_south(_sideways(bp)) & (w_att << 8) & ~b_iso
+    w_back = wp & ~fill_north(_sideways(wp)) & (b_att >> 8) & ~w_iso
+    b_back = bp & ~fill_south(_sideways(bp)) & (w_att << 8) & ~b_iso
     return w_att, b_att, ((w_passed, w_iso, w_dbl, w_back), (b_passed, b_iso, b_dbl, b_back))
 
 
