@@ -238,6 +238,9 @@ def test_king_attack_and_shield():
     # one attacker alone does not count
     lone = evaluate_terms(Position("6k1/5ppp/8/8/6Q1/8/5PPP/6K1 w - - 0 1"))
     assert lone["king attack"] == (0, 0)
+    # rook and knight on g7 without a queen: counted only when the queen rule is off
+    queenless = evaluate_terms(Position("6k1/5ppp/8/5N2/6R1/8/5PPP/5RK1 w - - 0 1"))
+    assert (queenless["king attack"] == (0, 0)) == bool(evaluate_module.KING_ATTACK_NEEDS_QUEEN)
     sheltered = evaluate_terms(Position("6k1/8/8/8/8/8/5PPP/6K1 w - - 0 1"))
     bare = evaluate_terms(Position("6k1/8/8/8/8/5PPP/8/6K1 w - - 0 1"))
     assert sheltered["king shield"][0] > bare["king shield"][0] > 0
