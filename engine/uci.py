@@ -71,6 +71,18 @@ def _quote(text):
     return "'%s'" % text
 
 
+def _parse_number(text):
+    """An int from text, accepting "2.5" as 2 as GUIs sometimes send; None if not a number."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return int(float(text))
+    except (ValueError, OverflowError):
+        return None
+
+
 # ---------------------------------------------------------------------- options
 class Option:
     """One UCI option: name, type ('spin', 'check', 'button', 'string'), default, range."""
@@ -106,14 +118,9 @@ class Option:
             if low not in ("true", "false"):
                 raise UciError("option %s takes true or false, not %s" % (self.name, _quote(text)))
             return low == "true"
-        try:
-            value = int(text)
-        except ValueError:
-            try:
-                value = int(float(text))
-            except (ValueError, OverflowError):
-                raise UciError("option %s needs a whole number, not %s"
-                               % (self.name, _quote(text))) from None
+        value = _parse_number(text)
+        if value is None:
+            raise UciError("option %s needs a whole number, not %s" % (self.name, _quote(text)))
         if not self.minimum <= value <= self.maximum:
             clamped = min(max(value, self.minimum), self.maximum)
             warn("option %s value %d is outside %d..%d, clamped to %d"
@@ -889,14 +896,10 @@ class UciSession:
                     continue
                 text = args[i]
                 i += 1
-                try:
-                    value = int(text)
-                except ValueError:
-                    try:
-                        value = int(float(text))
-                    except (ValueError, OverflowError):
-                        self.error("go %s: %s is not a number, ignored" % (token, _quote(text)))
-                        continue
+                value = _parse_number(text)
+                if value is None:
+                    self.error("go %s: %s is not a number, ignored" % (token, _quote(text)))
+                    continue
                 setattr(limits, token, self.check_go_number(token, value))
             else:
                 self.error("go: unknown token %s ignored" % _quote(token))
