@@ -16,6 +16,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from engine.perft import perft, perft_bulk  # noqa: E402
 from engine.position import Position  # noqa: E402
+from oracle import oracle_perft as chess_perft_bulk  # noqa: E402
+from oracle import oracle_perft_full as chess_perft  # noqa: E402
 
 POSITIONS = [
     ("startpos", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4),
@@ -24,28 +26,6 @@ POSITIONS = [
     ("cpw-pos4", "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 4),
     ("cpw-pos5", "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 3),
 ]
-
-
-def chess_perft(board, depth):
-    if depth == 0:
-        return 1
-    nodes = 0
-    for move in board.generate_legal_moves():
-        board.push(move)
-        nodes += chess_perft(board, depth - 1)
-        board.pop()
-    return nodes
-
-
-def chess_perft_bulk(board, depth):
-    if depth == 1:
-        return board.legal_moves.count()
-    nodes = 0
-    for move in board.generate_legal_moves():
-        board.push(move)
-        nodes += chess_perft_bulk(board, depth - 1)
-        board.pop()
-    return nodes
 
 
 def timed(fn, *args):

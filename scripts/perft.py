@@ -21,6 +21,7 @@ sys.path.insert(0, str(REPO))
 from engine.notation import move_to_uci  # noqa: E402
 from engine.perft import divide, perft, perft_bulk  # noqa: E402
 from engine.position import Position  # noqa: E402
+from oracle import oracle_divide  # noqa: E402  (scripts/ is on sys.path when run as a script)
 
 DATA = REPO.parent / "shared" / "data"
 
@@ -35,28 +36,6 @@ def load_suite(name):
             fen, *counts = line.split(";")
             suite.append((fen.strip(), {int(c.split()[0][1:]): int(c.split()[1]) for c in counts}))
     return suite
-
-
-def oracle_divide(fen, depth, chess960):
-    import chess
-
-    def count(board, d):
-        if d <= 1:
-            return board.legal_moves.count() if d == 1 else 1
-        total = 0
-        for m in board.generate_legal_moves():
-            board.push(m)
-            total += count(board, d - 1)
-            board.pop()
-        return total
-
-    board = chess.Board(fen, chess960=chess960)
-    out = {}
-    for m in list(board.legal_moves):
-        board.push(m)
-        out[m.uci()] = count(board, depth - 1)
-        board.pop()
-    return out
 
 
 def report_mismatch(fen, depth, chess960):

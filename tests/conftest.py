@@ -1,11 +1,15 @@
 """Shared test helpers: where the shared data lives, perft EPD parsing, python-chess oracles."""
 
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
+
+sys.path.insert(0, str(REPO / "scripts"))
+from oracle import oracle_board, oracle_divide, oracle_perft  # noqa: E402,F401  (re-exported to tests)
 
 
 def data_file(*parts):
@@ -31,24 +35,6 @@ def read_perft_suite(name):
     return out
 
 
-def oracle_board(fen, chess960=False):
-    import chess
-    return chess.Board(fen, chess960=chess960)
-
-
-def oracle_perft(board, depth):
-    if depth == 0:
-        return 1
-    if depth == 1:
-        return board.legal_moves.count()
-    total = 0
-    for move in board.generate_legal_moves():
-        board.push(move)
-        total += oracle_perft(board, depth - 1)
-        board.pop()
-    return total
-
-
 def divide_report(fen, depth, chess960):
     """Text naming the root moves whose counts differ from python-chess's (for failures)."""
     from engine.notation import move_to_uci
@@ -56,12 +42,7 @@ def divide_report(fen, depth, chess960):
     from engine.position import Position
 
     ours = {move_to_uci(m, chess960): n for m, n in divide(Position(fen), depth, bulk=True)}
-    board = oracle_board(fen, chess960)
-    theirs = {}
-    for move in board.legal_moves:
-        board.push(move)
-        theirs[board.peek().uci()] = oracle_perft(board, depth - 1)
-        board.pop()
+    theirs = oracle_divide(fen, depth, chess960)
     lines = ["divide at depth %d for %s" % (depth, fen)]
     for uci in sorted(set(ours) | set(theirs)):
         if ours.get(uci) != theirs.get(uci):
