@@ -315,15 +315,16 @@ class Searcher:
         for i, move in enumerate(moves):
             before = self.nodes
             pos.make(move)
-            new_depth = depth - 1 + (1 if pos.in_check() else 0)
+            gives_check = pos.in_check()
+            new_depth = depth - 1 + (1 if gives_check else 0)
             pvt[1] = ()
             if i == 0:
-                score = -search(pos, new_depth, -beta, -alpha, 1, False)
+                score = -search(pos, new_depth, -beta, -alpha, 1, False, gives_check)
             else:
-                score = -search(pos, new_depth, -alpha - 1, -alpha, 1, True)
+                score = -search(pos, new_depth, -alpha - 1, -alpha, 1, True, gives_check)
                 if alpha < score < beta:
                     pvt[1] = ()
-                    score = -search(pos, new_depth, -beta, -alpha, 1, False)
+                    score = -search(pos, new_depth, -beta, -alpha, 1, False, gives_check)
             pos.unmake()
             root_nodes[move] += self.nodes - before
             if score > best_score:
@@ -338,10 +339,11 @@ class Searcher:
         return best_score, best_pv
 
     # ------------------------------------------------------------------ interior nodes
-    def _search(self, pos, depth, alpha, beta, ply, cut_node):
+    def _search(self, pos, depth, alpha, beta, ply, cut_node, in_check):
+        """in_check: is the side to move in check (the parent knows it already)."""
         # Step 1. horizon, node count, stop check
         if depth <= 0:
-            return self._qsearch(pos, alpha, beta, ply)
+            return self._qsearch(pos, alpha, beta, ply, in_check)
         self.nodes += 1
         if self.nodes >= self.next_check:
             self._check()
@@ -375,7 +377,6 @@ class Searcher:
                 return tt_score
 
         # Step 4. static eval and whole-node pruning
-        in_check = pos.in_check()
         evals = self.evals
         improving = False
         if in_check:
@@ -399,7 +400,7 @@ class Searcher:
                     return eval_
                 if (USE_RAZORING and depth <= RAZOR_MAX_DEPTH
                         and eval_ + RAZOR_MARGIN * depth < alpha):
-                    score = self._qsearch(pos, alpha, alpha + 1, ply)
+                    score = self._qsearch(pos, alpha, alpha + 1, ply, False)
                     if score <= alpha:
                         return score
                 if (USE_NULL_MOVE and depth >= NULL_MOVE_MIN_DEPTH and eval_ >= beta
@@ -412,7 +413,7 @@ class Searcher:
                         r = 3 + depth // 4 + min((eval_ - beta) // 200, 2)
                         pos.make_null()
                         score = -self._search(pos, depth - 1 - r, -beta, -beta + 1, ply + 1,
-                                              not cut_node)
+                                              not cut_node, False)
                         pos.unmake_null()
                         if score >= beta:
                             return beta if score >= VALUE_MATE_IN_MAX_PLY else score
@@ -476,7 +477,8 @@ class Searcher:
             if searched == 1:
                 if pv_node:
                     pvt[ply + 1] = ()
-                score = -search(pos, new_depth, -beta, -alpha, ply + 1, not pv_node and not cut_node)
+                score = -search(pos, new_depth, -beta, -alpha, ply + 1, not pv_node and not cut_node,
+                                gives_check)
             else:
                 full = True
                 if lmr_ok and is_quiet and searched > (3 if pv_node else 1) and not gives_check:
@@ -494,13 +496,15 @@ class Searcher:
                     if r > new_depth - 1:
                         r = new_depth - 1
                     if r > 0:
-                        score = -search(pos, new_depth - r, -alpha - 1, -alpha, ply + 1, True)
+                        score = -search(pos, new_depth - r, -alpha - 1, -alpha, ply + 1, True,
+                                          gives_check)
                         full = score > alpha
                 if full:
-                    score = -search(pos, new_depth, -alpha - 1, -alpha, ply + 1, not cut_node)
+                    score = -search(pos, new_depth, -alpha - 1, -alpha, ply + 1, not cut_node,
+                                    gives_check)
                 if pv_node and alpha < score < beta:
                     pvt[ply + 1] = ()
-                    score = -search(pos, new_depth, -beta, -alpha, ply + 1, False)
+                    score = -search(pos, new_depth, -beta, -alpha, ply + 1, False, gives_check)
             pos.unmake()
 
             if score > best_score:
@@ -528,7 +532,8 @@ class Searcher:
         return best_score
 
     # ------------------------------------------------------------------ quiescence
-    def _qsearch(self, pos, alpha, beta, ply):
+    def _qsearch(self, pos, alpha, beta, ply, in_check=None):
+        """in_check: as in _search, or None to find out here (qsearch's own children)."""
         self.nodes += 1
         if self.nodes >= self.next_check:
             self._check()
@@ -544,7 +549,8 @@ class Searcher:
             if (tt_bound == BOUND_EXACT or (tt_bound == BOUND_LOWER and tt_score >= beta)
                     or (tt_bound == BOUND_UPPER and tt_score <= alpha)):
                 return tt_score
-        in_check = pos.in_check()
+        if in_check is None:
+            in_check = pos.in_check()
         orderer = self.orderer
         if in_check:
             moves = generate_moves(pos)
