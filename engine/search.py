@@ -29,7 +29,7 @@ Steps of a node (``_search``), in order:
   2. draws (fifty moves, repetition against game history and search path,
      insufficient material) and mate-distance pruning
   3. transposition table probe (cutoff at non-PV nodes)
-  4. static eval; reverse futility, razoring, null move (non-PV, not in check)
+  4. static eval; reverse futility, razoring (off by default), null move (non-PV, not in check)
   5. internal iterative reduction when there is no TT move
   6. moves: TT move (validated against the legal list), then the rest by ordering score;
      SEE pruning of bad captures; futility and late-move pruning of quiet moves that do
@@ -40,8 +40,11 @@ Measurements (A/B matches with scripts/match.py, 3000 nodes a move, 2moves_v1 op
 each played with both colours, adjudication on; Elo of the first side, 95% interval):
   - RFP + razoring + futility + LMP + SEE pruning + IIR, all on vs all off:
     38 games +26 -4 =8, +230 (+146/-97).  Kept.
-  - null move on vs off: 113 games +41 -40 =32, +3 (+/-55); neutral at this depth
-    (+0.2 ply at equal nodes, more at longer searches).  Kept.
+  - null move on vs off: 113 games +41 -40 =32, +3 (+/-55); again (session 2) 200 games
+    +76 -81 =43, -9 (+/-43).  Neutral at this depth (+0.2 ply at equal nodes, more at
+    longer searches).  Kept, as every engine does; to be re-tested at longer searches.
+  - razoring on vs off: 200 games +75 -80 =45, -9 (+/-43).  No gain shown: off by default
+    (USE_RAZORING), the code kept for a re-test at longer searches.
   - LMR as first written (0.75 + ln d ln m / 2.25, +1 at cut nodes) vs none:
     104 games +33 -45 =26, -40 (+/-60); replaced by the milder table below:
     milder LMR vs none 134 games +65 -42 =27, +60 (+55/-52); milder vs the first
@@ -70,7 +73,7 @@ NULL_MOVE_MIN_DEPTH = 3
 USE_REVERSE_FUTILITY = True
 RFP_MAX_DEPTH = 6
 RFP_MARGIN = 80             # per ply of depth
-USE_RAZORING = True
+USE_RAZORING = False        # measured neutral (-9 +/- 43 Elo, 200 games): off; see Measurements
 RAZOR_MAX_DEPTH = 2
 RAZOR_MARGIN = 250          # per ply of depth
 USE_FUTILITY = True
