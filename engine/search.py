@@ -30,7 +30,7 @@ Steps of a node (``_search``), in order:
      insufficient material) and mate-distance pruning
   3. transposition table probe (cutoff at non-PV nodes)
   4. static eval; reverse futility, razoring (off by default), null move (non-PV, not in check)
-  5. internal iterative reduction when there is no TT move
+  5. internal iterative reduction when there is no TT move (off by default)
   6. moves: TT move (validated against the legal list), then the rest by ordering score;
      SEE pruning of bad captures; futility and late-move pruning of quiet moves that do
      not give check; check extension; late-move reductions; PVS re-searches
@@ -45,6 +45,8 @@ each played with both colours, adjudication on; Elo of the first side, 95% inter
     longer searches).  Kept, as every engine does; to be re-tested at longer searches.
   - razoring on vs off: 200 games +75 -80 =45, -9 (+/-43).  No gain shown: off by default
     (USE_RAZORING), the code kept for a re-test at longer searches.
+  - internal iterative reduction on vs off (razoring off on both sides): 200 games
+    +72 -78 =50, -10 (+/-42).  No gain shown: off by default (USE_IIR), likewise kept.
   - LMR as first written (0.75 + ln d ln m / 2.25, +1 at cut nodes) vs none:
     104 games +33 -45 =26, -40 (+/-60); replaced by the milder table below:
     milder LMR vs none 134 games +65 -42 =27, +60 (+55/-52); milder vs the first
@@ -91,7 +93,7 @@ LMR_HISTORY_DIV = 8192      # one ply less (more) reduction per this much good (
 USE_SEE_PRUNING = True
 SEE_PRUNE_MAX_DEPTH = 4
 SEE_PRUNE_MARGIN = 80       # a capture losing more than this per ply of depth is skipped
-USE_IIR = True
+USE_IIR = False             # measured neutral (-10 +/- 42 Elo, 200 games): off; see Measurements
 USE_COUNTERMOVE = True      # order the reply that refuted the opponent's last move early
 IIR_MIN_DEPTH = 4
 DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
