@@ -49,6 +49,8 @@ each played with both colours, adjudication on; Elo of the first side, 95% inter
     +72 -78 =50, -10 (+/-42).  No gain shown: off by default (USE_IIR), likewise kept.
   - SEE pruning of bad captures on vs off (razoring and IIR off on both sides): 200 games
     +93 -63 =44, +52 (+/-43), LOS 99%.  Kept.
+  - countermove ordering on vs off (razoring and IIR off on both sides): 200 games
+    +84 -59 =57, +44 (+/-41), LOS 98%.  Kept.
   - LMR as first written (0.75 + ln d ln m / 2.25, +1 at cut nodes) vs none:
     104 games +33 -45 =26, -40 (+/-60); replaced by the milder table below:
     milder LMR vs none 134 games +65 -42 =27, +60 (+55/-52); milder vs the first
