@@ -72,6 +72,8 @@ KING_ATTACK_NEEDS_QUEEN = 1   # 1: the attack only counts while the attacker has
 PSQT_ONLY = 0         # 1: evaluate() is material + PST only (the baseline)
 
 SCALE_NORMAL = 64     # scale factors are out of 64
+SCALE_MAX_PHASE = 14  # drawish-ending rules are only looked at with this little material
+                      # (-1 switches the scaling off, for an A/B match)
 VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = 337, 365, 477, 1025
 
 PAWN_CACHE_SIZE = 1 << 16
@@ -281,9 +283,6 @@ def mopup(pos, strong):
         corners = (7, 56) if bishops & BB_LIGHT_SQUARES else (0, 63)
         edge = 2 * (7 - min(DISTANCE[weak_king][corners[0]], DISTANCE[weak_king][corners[1]]))
     return MOPUP_EDGE * edge + MOPUP_KINGS * (14 - MANHATTAN[weak_king][strong_king])
-
-
-SCALE_MAX_PHASE = 14   # drawish-ending rules are only looked at with this little material
 
 
 def _blend(pos, mg, eg, phase):

@@ -6,6 +6,7 @@ import random
 import chess
 import pytest
 
+import ablations
 import engine.evaluate as evaluate_module
 from engine.evaluate import (evaluate, evaluate_terms, game_phase, clear_cache, TERM_NAMES,
                              DOUBLED, ISOLATED, BACKWARD)
@@ -320,3 +321,61 @@ def test_psqt_only_baseline_in_a_subprocess():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.split()
     assert out[0] == out[1]          # phase 24: the baseline is the negated mg half exactly
+
+
+_ABLATION_PROBE = """
+import json, sys
+from engine.position import Position
+from engine.evaluate import evaluate, evaluate_terms, _evaluate_psqt_only
+from engine.types import WHITE
+out = []
+for fen in json.load(sys.stdin):
+    pos = Position(fen)
+    t = evaluate_terms(pos)
+    sign = 1 if pos.turn == WHITE else -1
+    out.append({"eval": evaluate(pos), "total": sign * t["total"], "scale": t["scale"],
+                "psqt": _evaluate_psqt_only(pos),
+                "rows": {name: list(t[name]) for name in t if isinstance(t[name], tuple)}})
+print(json.dumps(out))
+"""
+
+_ABLATION_EXTRA = ["8/8/8/4k3/8/8/8/KR6 w - - 0 1",            # mop-up
+                   "4k3/4b3/8/8/8/8/P1P1P3/4KB2 w - - 0 1",     # opposite bishops: scaled
+                   "4k3/8/8/3K4/8/8/4P3/8 b - - 0 1"]           # passer with kings near
+
+
+def _probe(fens, evaluate_env):
+    """evaluate and evaluate_terms for fens in a fresh interpreter with BASILISK_EVAL set."""
+    import json
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, BASILISK_EVAL=evaluate_env)
+    proc = subprocess.run([sys.executable, "-c", _ABLATION_PROBE], input=json.dumps(fens),
+                          env=env, capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("name", sorted(ablations.EVAL_ABLATIONS))
+def test_ablation_switch_removes_its_term(name):
+    """Each A/B 'off' switch zeroes exactly what it claims, on both evaluation paths,
+    and the feature is live without it (so the match measured something)."""
+    setting, rows = ablations.EVAL_ABLATIONS[name]
+    fens = POSITIONS[:150] + _ABLATION_EXTRA
+    results = _probe(fens, setting)
+    for fen, r in zip(fens, results):
+        if name == "all positional terms":        # the eval table still shows every term
+            assert r["eval"] == r["psqt"], fen
+            continue
+        assert r["eval"] == r["total"], "fast path and terms disagree with %s: %s" % (setting, fen)
+        for row in rows:
+            assert r["rows"][row] == [0, 0], (row, fen)
+        if name == "endgame scaling":
+            assert r["scale"] == 64, fen
+    # without the switch the feature changes some evaluation of this set
+    live = [Position(fen) for fen in fens]
+    if rows:
+        assert any(evaluate_terms(p)[row] != (0, 0) for p in live for row in rows)
+    elif name == "endgame scaling":
+        assert any(evaluate_terms(p)["scale"] != 64 for p in live)
+    assert any(evaluate(p) != r["eval"] for p, r in zip(live, results))

@@ -302,3 +302,13 @@ def test_illegal_tt_moves_are_never_played():
     assert ponder == 0 or ponder in generate_moves(pos)
     pos.unmake()
     assert pos.fen() == Position(fen).fen()
+
+
+def test_search_ablation_switches_name_features_that_are_on():
+    """scripts/ablations.py's 'off' settings name real switches, each on by default."""
+    import ablations
+    import engine.search as search_module
+    for name, setting in ablations.SEARCH_ABLATIONS.items():
+        switch, _, value = setting.partition("=")
+        assert getattr(search_module, switch) is True, name
+        assert value == "0", name
