@@ -10,7 +10,7 @@ material+piece-square score ``psq``.  Undo is one tuple per ply on ``stack``; th
 it double as the repetition history.
 """
 
-from engine.bitboard import (BB_ALL, BB_SQUARES, BB_RANK_1, BB_RANK_8, BETWEEN,
+from engine.bitboard import (BB_ALL, BB_SQUARES, BB_RANK_1, BB_RANK_8, BETWEEN, LINE,
                              KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS,
                              ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
                              BB_LIGHT_SQUARES, BB_DARK_SQUARES, popcount, squares_of)
@@ -198,6 +198,42 @@ class Position:
     def in_check(self):
         us = self.turn
         return self.is_attacked(self.bbs[us << 3 | KING].bit_length() - 1, us ^ 1)
+
+    def quiet_gives_check(self, move):
+        """Would this quiet move (no capture, no promotion) check the opponent?
+
+        Exact for plain moves and double pushes, and far cheaper than make + in_check +
+        unmake, so the search can prune a quiet move without playing it.  Castling answers
+        True (rare: the caller makes it to find out)."""
+        if move >> 12 > DOUBLE_PUSH:
+            return True
+        fr = move & 63
+        to = move >> 6 & 63
+        us = self.turn
+        bbs = self.bbs
+        ksq = bbs[(us ^ 1) << 3 | KING].bit_length() - 1
+        kind = self.board[fr] & 7
+        occupied = (self.occ[0] | self.occ[1]) ^ (1 << fr | 1 << to)     # to is empty
+        if kind == KNIGHT:
+            if KNIGHT_ATTACKS[ksq] >> to & 1:
+                return True
+        elif kind == PAWN:
+            if PAWN_ATTACKS[us ^ 1][ksq] >> to & 1:
+                return True
+        elif kind != KING:
+            if kind != BISHOP and ROOK_TABLE[ksq][occupied & ROOK_MASK[ksq]] >> to & 1:
+                return True
+            if kind != ROOK and BISHOP_TABLE[ksq][occupied & BISHOP_MASK[ksq]] >> to & 1:
+                return True
+        # discovered check: fr shielded the king from a slider and to leaves that line
+        line = LINE[ksq][fr]
+        if not line or line >> to & 1:
+            return False
+        b = us << 3
+        sliders = ((ROOK_TABLE[ksq][occupied & ROOK_MASK[ksq]] & (bbs[b | ROOK] | bbs[b | QUEEN]))
+                   | (BISHOP_TABLE[ksq][occupied & BISHOP_MASK[ksq]]
+                      & (bbs[b | BISHOP] | bbs[b | QUEEN])))
+        return bool(sliders & line & ~(1 << fr))
 
     def _ep_capturable(self, ep):
         """Does a pawn of the side to move stand ready to capture en passant on ep?"""

@@ -474,11 +474,14 @@ class Searcher:
                     and best_score > -VALUE_MATE_IN_MAX_PLY
                     and not see_ge(pos, move, -SEE_PRUNE_MARGIN * depth)):
                 continue
+            # futility and late-move pruning of quiet moves; a check is always searched
+            prune = (is_quiet and searched
+                     and (futile or (searched >= lmp_limit and best_score > -VALUE_MATE_IN_MAX_PLY)))
+            if prune and not pos.quiet_gives_check(move):     # decided without playing it
+                continue
             pos.make(move)
             gives_check = pos.in_check()
-            # futility and late-move pruning of quiet moves; a check is always searched
-            if (is_quiet and searched and not gives_check
-                    and (futile or (searched >= lmp_limit and best_score > -VALUE_MATE_IN_MAX_PLY))):
+            if prune and not gives_check:                      # castling: known only now
                 pos.unmake()
                 continue
             searched += 1
