@@ -51,6 +51,12 @@ each played with both colours, adjudication on; Elo of the first side, 95% inter
     +93 -63 =44, +52 (+/-43), LOS 99%.  Kept.
   - countermove ordering on vs off (razoring and IIR off on both sides): 200 games
     +84 -59 =57, +44 (+/-41), LOS 98%.  Kept.
+  - (session 3; razoring and IIR off on both sides) reverse futility on vs off: 200 games
+    +78 -81 =41, -5 (+/-43); futility pruning on vs off: 200 games +74 -75 =51, -2 (+/-42).
+    Neither shows a gain at this depth although reverse futility halves the bench tree at
+    depth 7 (213,234 -> 106,862 nodes) and futility cuts it by 7% (115,124 -> 106,862).
+    Both kept for now, like null move, until the deeper re-test.
+  - late-move pruning on vs off: 200 games +116 -42 =42, +135 (+/-45), LOS 100%.  Kept.
   - LMR as first written (0.75 + ln d ln m / 2.25, +1 at cut nodes) vs none:
     104 games +33 -45 =26, -40 (+/-60); replaced by the milder table below:
     milder LMR vs none 134 games +65 -42 =27, +60 (+55/-52); milder vs the first
