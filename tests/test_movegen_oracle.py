@@ -14,7 +14,7 @@ import pytest
 from engine.movegen import generate_moves
 from engine.notation import move_to_uci, parse_uci_move
 from engine.position import Position
-from engine.types import is_castle
+from engine.types import CAPTURE, PROMOTION, is_castle
 from conftest import data_file
 
 GAMES = 60
@@ -50,7 +50,7 @@ def compare(pos, board, chess960):
     assert (pos.halfmove >= 100) == board.is_fifty_moves() or board.is_checkmate(), fen
     pos.validate()
     for move in generate_moves(pos):
-        if not move >> 12 & 0xC:            # quiet: neither capture (4) nor promotion (8)
+        if not move >> 12 & (CAPTURE | PROMOTION):      # quiet
             text = move_to_uci(move, chess960)
             gives = board.gives_check(chess.Move.from_uci(text))
             if is_castle(move):
