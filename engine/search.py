@@ -57,6 +57,8 @@ each played with both colours, adjudication on; Elo of the first side, 95% inter
     depth 7 (213,234 -> 106,862 nodes) and futility cuts it by 7% (115,124 -> 106,862).
     Both kept for now, like null move, until the deeper re-test.
   - late-move pruning on vs off: 200 games +116 -42 =42, +135 (+/-45), LOS 100%.  Kept.
+  - null move on vs off at 10,000 nodes (session 3, stopped at the session's end): 95 games
+    +34 -28 =33, +22 (+/-57), LOS 78%.  To be completed to 200 (another opening seed).
   - LMR as first written (0.75 + ln d ln m / 2.25, +1 at cut nodes) vs none:
     104 games +33 -45 =26, -40 (+/-60); replaced by the milder table below:
     milder LMR vs none 134 games +65 -42 =27, +60 (+55/-52); milder vs the first
