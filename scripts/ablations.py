@@ -55,12 +55,13 @@ def environment_for(name):
 
 
 def main(argv):
-    if len(argv) != 1 or (argv[0] not in EVAL_ABLATIONS and argv[0] not in SEARCH_ABLATIONS):
+    try:
+        print(environment_for(*argv))
+        return 0
+    except (KeyError, TypeError):        # unknown name, or not exactly one argument
         names = sorted(EVAL_ABLATIONS) + sorted(SEARCH_ABLATIONS)
         print("usage: ablations.py NAME   (one of: %s)" % ", ".join(names), file=sys.stderr)
         return 2
-    print(environment_for(argv[0]))
-    return 0
 
 
 if __name__ == "__main__":
