@@ -41,8 +41,7 @@ each played with both colours, adjudication on; Elo of the first side, 95% inter
   - RFP + razoring + futility + LMP + SEE pruning + IIR, all on vs all off:
     38 games +26 -4 =8, +230 (+146/-97).  Kept.
   - null move on vs off: 113 games +41 -40 =32, +3 (+/-55); again (session 2) 200 games
-    +76 -81 =43, -9 (+/-43).  Neutral at this depth (+0.2 ply at equal nodes, more at
-    longer searches).  Kept, as every engine does; to be re-tested at longer searches.
+    +76 -81 =43, -9 (+/-43).  Neutral at this depth; see the 10,000-node result below.
   - razoring on vs off: 200 games +75 -80 =45, -9 (+/-43).  No gain shown: off by default
     (USE_RAZORING), the code kept for a re-test at longer searches.
   - internal iterative reduction on vs off (razoring off on both sides): 200 games
@@ -57,8 +56,10 @@ each played with both colours, adjudication on; Elo of the first side, 95% inter
     depth 7 (213,234 -> 106,862 nodes) and futility cuts it by 7% (115,124 -> 106,862).
     Both kept for now, like null move, until the deeper re-test.
   - late-move pruning on vs off: 200 games +116 -42 =42, +135 (+/-45), LOS 100%.  Kept.
-  - null move on vs off at 10,000 nodes (session 3, stopped at the session's end): 95 games
-    +34 -28 =33, +22 (+/-57), LOS 78%.  To be completed to 200 (another opening seed).
+  - null move on vs off at 10,000 nodes (about the budget of a move at 10 s + 0.1 s), two
+    runs of the same pairing (opening seeds 1 and 2): 95 games +34 -28 =33 and 106 games
+    +49 -33 =24; together 201 games +83 -61 =57, +38 (+/-41), LOS 97%.  Kept: the gain
+    that 3000 nodes could not show appears at the longer search.
   - LMR as first written (0.75 + ln d ln m / 2.25, +1 at cut nodes) vs none:
     104 games +33 -45 =26, -40 (+/-60); replaced by the milder table below:
     milder LMR vs none 134 games +65 -42 =27, +60 (+55/-52); milder vs the first
