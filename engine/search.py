@@ -54,7 +54,9 @@ each played with both colours, adjudication on; Elo of the first side, 95% inter
     +78 -81 =41, -5 (+/-43); futility pruning on vs off: 200 games +74 -75 =51, -2 (+/-42).
     Neither shows a gain at this depth although reverse futility halves the bench tree at
     depth 7 (213,234 -> 106,862 nodes) and futility cuts it by 7% (115,124 -> 106,862).
-    Both kept for now, like null move, until the deeper re-test.
+    Both re-measured at 10,000 nodes (below).
+  - (session 4) reverse futility on vs off at 10,000 nodes: 120 games +51 -33 =36,
+    +53 (+/-53), LOS 97.5%.  Kept: as with null move, the gain shows at the longer search.
   - late-move pruning on vs off: 200 games +116 -42 =42, +135 (+/-45), LOS 100%.  Kept.
   - null move on vs off at 10,000 nodes (about the budget of a move at 10 s + 0.1 s), two
     runs of the same pairing (opening seeds 1 and 2): 95 games +34 -28 =33 and 106 games
