@@ -56,7 +56,9 @@ each played with both colours, adjudication on; Elo of the first side, 95% inter
     depth 7 (213,234 -> 106,862 nodes) and futility cuts it by 7% (115,124 -> 106,862).
     Both re-measured at 10,000 nodes (below).
   - (session 4) reverse futility on vs off at 10,000 nodes: 120 games +51 -33 =36,
-    +53 (+/-53), LOS 97.5%.  Kept: as with null move, the gain shows at the longer search.
+    +53 (+/-53), LOS 97.5%; futility on vs off at 10,000 nodes: 120 games +43 -32 =45,
+    +32 (+/-50), LOS 90%.  Both kept: as with null move, the gain shows at the longer
+    search.  (Rule fixed before these ran: keep on a positive estimate with LOS >= 80%.)
   - late-move pruning on vs off: 200 games +116 -42 =42, +135 (+/-45), LOS 100%.  Kept.
   - null move on vs off at 10,000 nodes (about the budget of a move at 10 s + 0.1 s), two
     runs of the same pairing (opening seeds 1 and 2): 95 games +34 -28 =33 and 106 games
