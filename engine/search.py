@@ -55,15 +55,15 @@ each played with both colours, adjudication on; Elo of the first side, 95% inter
     Neither shows a gain at this depth although reverse futility halves the bench tree at
     depth 7 (213,234 -> 106,862 nodes) and futility cuts it by 7% (115,124 -> 106,862).
     Both re-measured at 10,000 nodes (below).
+  - null move on vs off at 10,000 nodes (about the budget of a move at 10 s + 0.1 s), two
+    runs of the same pairing (opening seeds 1 and 2): 95 games +34 -28 =33 and 106 games
+    +49 -33 =24; together 201 games +83 -61 =57, +38 (+/-41), LOS 97%.  Kept: the gain
+    that 3000 nodes could not show appears at the longer search.
   - (session 4) reverse futility on vs off at 10,000 nodes: 120 games +51 -33 =36,
     +53 (+/-53), LOS 97.5%; futility on vs off at 10,000 nodes: 120 games +43 -32 =45,
     +32 (+/-50), LOS 90%.  Both kept: as with null move, the gain shows at the longer
     search.  (Rule fixed before these ran: keep on a positive estimate with LOS >= 80%.)
   - late-move pruning on vs off: 200 games +116 -42 =42, +135 (+/-45), LOS 100%.  Kept.
-  - null move on vs off at 10,000 nodes (about the budget of a move at 10 s + 0.1 s), two
-    runs of the same pairing (opening seeds 1 and 2): 95 games +34 -28 =33 and 106 games
-    +49 -33 =24; together 201 games +83 -61 =57, +38 (+/-41), LOS 97%.  Kept: the gain
-    that 3000 nodes could not show appears at the longer search.
   - LMR as first written (0.75 + ln d ln m / 2.25, +1 at cut nodes) vs none:
     104 games +33 -45 =26, -40 (+/-60); replaced by the milder table below:
     milder LMR vs none 134 games +65 -42 =27, +60 (+55/-52); milder vs the first
