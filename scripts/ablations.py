@@ -56,9 +56,11 @@ def environment_for(name):
 
 def main(argv):
     try:
-        print(environment_for(*argv))
+        if len(argv) != 1:
+            raise KeyError(argv)
+        print(environment_for(argv[0]))
         return 0
-    except (KeyError, TypeError):        # unknown name, or not exactly one argument
+    except KeyError:                     # unknown name, or not exactly one argument
         names = sorted(EVAL_ABLATIONS) + sorted(SEARCH_ABLATIONS)
         print("usage: ablations.py NAME   (one of: %s)" % ", ".join(names), file=sys.stderr)
         return 2
