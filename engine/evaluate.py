@@ -34,8 +34,10 @@ each played with both colours, adjudication on, 200 games; Elo of the first side
     Only passed pawns clear zero on their own; every other term is within the error of
     no effect at this depth.  King safety was measured before at 4000 nodes (attack term
     only, queen-gated: +17 +/- 42) and again (session 4) at 3000 nodes, attack and shield:
-    200 games +73 -77 =50, -7 (+/-42), LOS 37%.  No gain shown yet; kept until the
-    10,000-node test, where null move and reverse futility first showed theirs.
+    200 games +73 -77 =50, -7 (+/-42), LOS 37%.
+  - the unproven terms again at 10,000 nodes a move (session 5; 120 games each; keep if
+    the estimate is positive with LOS >= 80%):
+      king safety (attack units, shield)          +51 -40 =29   +32 (+/-55)  LOS 88%  kept
   - mop-up, in won endings (no adjudication): 50 random KRK/KQK/KBNK starts, each with
     both colours, 3000 nodes: +43 -17 =40, +92 (+/-54).  Mates within the fifty-move rule:
     KRK 20/20 with mop-up, 6/20 without; KQK 15/15 vs 11/15; KBNK 8/15 vs 0/15.
