@@ -10,7 +10,8 @@ Terms (all from white's view before the final sign): material + PST (kept increm
 in ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward), passed-pawn
 king proximity, mobility (squares not held by own pieces nor attacked by enemy pawns),
 king safety (weighted attacks on the king zone, pawn shield), bishop pair, rooks on
-open/semi-open files, tempo, mop-up against a bare king, and a drawish-endgame scale.
+open/semi-open files, mop-up against a bare king, and a drawish-endgame scale.  A tempo
+bonus for the side to move is written but weighted 0: no match showed it helps.
 
 Weights are the upper-case constants below; the environment variable BASILISK_EVAL
 (e.g. ``MOBILITY_PERCENT=50,BISHOP_PAIR=20:40`` -- a pair as mg:eg) overrides them at
@@ -38,6 +39,8 @@ each played with both colours, adjudication on, 200 games; Elo of the first side
   - the unproven terms again at 10,000 nodes a move (session 5; 120 games each; keep if
     the estimate is positive with LOS >= 80%):
       king safety (attack units, shield)          +51 -40 =29   +32 (+/-55)  LOS 88%  kept
+      tempo                                       +44 -42 =34    +6 (+/-53)  LOS 59%  off
+    Tempo is now TEMPO = (0, 0); its old weight (15, 5) can be set with BASILISK_EVAL.
   - mop-up, in won endings (no adjudication): 50 random KRK/KQK/KBNK starts, each with
     both colours, 3000 nodes: +43 -17 =40, +92 (+/-54).  Mates within the fifty-move rule:
     KRK 20/20 with mop-up, 6/20 without; KQK 15/15 vs 11/15; KBNK 8/15 vs 0/15.
@@ -84,7 +87,7 @@ SHIELD_FAR = 5        # own pawn two ranks in front
 BISHOP_PAIR = (30, 50)
 ROOK_OPEN_FILE = (25, 10)
 ROOK_SEMI_OPEN_FILE = (12, 6)
-TEMPO = (15, 5)
+TEMPO = (0, 0)        # side-to-move bonus: off, as measured (15:5 when it was on)
 
 # Mop-up against a bare king: drive it to the edge (or KBN's corner) and close in.
 MOPUP_EDGE = 10

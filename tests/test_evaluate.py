@@ -247,9 +247,16 @@ def test_king_attack_and_shield():
     assert sheltered["king shield"][0] > bare["king shield"][0] > 0
 
 
-def test_tempo_favours_side_to_move():
-    assert ev(Position().fen()) > 0
-    assert ev("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1") > 0
+START_BLACK_TO_MOVE = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"
+
+
+def test_tempo_is_off_by_default_and_favours_side_to_move_when_weighted():
+    """Tempo measured no gain (session 5) and is weighted 0; BASILISK_EVAL turns it back on."""
+    assert ev(Position().fen()) == 0 and ev(START_BLACK_TO_MOVE) == 0
+    on = _probe([Position().fen(), START_BLACK_TO_MOVE], "TEMPO=15:5")
+    assert [r["eval"] for r in on] == [15, 15]
+    assert all(r["eval"] == r["total"] for r in on)
+    assert [r["rows"]["tempo"] for r in on] == [[15, 5], [-15, -5]]    # rows: white's view
 
 
 # ------------------------------------------------------------------ drawish endgames
