@@ -41,6 +41,11 @@ each played with both colours, adjudication on, 200 games; Elo of the first side
       king safety (attack units, shield)          +51 -40 =29   +32 (+/-55)  LOS 88%  kept
       tempo                                       +44 -42 =34    +6 (+/-53)  LOS 59%  off
     Tempo is now TEMPO = (0, 0); its old weight (15, 5) can be set with BASILISK_EVAL.
+    The endgame scale acts only in the endings it names, which about a quarter of games at
+    this budget reach, so it was played where it acts: from 416 positions 8 plies before
+    a game first reached such an ending (scripts/endgame_starts.py over earlier matches'
+    PGNs), 60 of them with both colours:
+      drawish-endgame scaling                     +50 -40 =30   +29 (+/-54)  LOS 85%  kept
   - mop-up, in won endings (no adjudication): 50 random KRK/KQK/KBNK starts, each with
     both colours, 3000 nodes: +43 -17 =40, +92 (+/-54).  Mates within the fifty-move rule:
     KRK 20/20 with mop-up, 6/20 without; KQK 15/15 vs 11/15; KBNK 8/15 vs 0/15.
