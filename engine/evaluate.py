@@ -44,7 +44,7 @@ each played with both colours, adjudication on, 200 games; Elo of the first side
     The endgame scale acts only in the endings it names, which about a quarter of games at
     this budget reach, so it was played where it acts: from 416 positions 8 plies before
     a game first reached such an ending (scripts/endgame_starts.py over earlier matches'
-    PGNs), 60 of them with both colours:
+    PGNs; kept as scripts/data/drawish_ending_starts.epd), 60 of them with both colours:
       drawish-endgame scaling                     +50 -40 =30   +29 (+/-54)  LOS 85%  kept
   - mop-up, in won endings (no adjudication): 50 random KRK/KQK/KBNK starts, each with
     both colours, 3000 nodes: +43 -17 =40, +92 (+/-54).  Mates within the fifty-move rule:
