@@ -22,24 +22,19 @@ import chess.pgn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.evaluate import SCALE_MAX_PHASE, SCALE_NORMAL, evaluate, game_phase, scale_factor  # noqa: E402
+from engine.evaluate import SCALE_MAX_PHASE, SCALE_NORMAL, evaluate, evaluate_terms, game_phase  # noqa: E402
 from engine.position import Position  # noqa: E402
 
 
 def is_drawish_ending(fen: str) -> bool:
     """True when the evaluation scales this position's score towards a draw.
 
-    The factor asked for is the one of the side the evaluation favours, as in evaluate
-    itself: the other side's (say, a side without pawns that is a rook down) is never used.
+    The factor is the one evaluate applies (``evaluate_terms``' 'scale' row): that of the
+    side the evaluation favours, never the other side's (say, a side without pawns that is
+    a rook down).  The phase test first only skips the slow path where no scale applies.
     """
     pos = Position.from_fen(fen)
-    if game_phase(pos) > SCALE_MAX_PHASE:
-        return False
-    score = evaluate(pos)
-    if not score:
-        return False
-    strong = pos.turn if score > 0 else pos.turn ^ 1
-    return scale_factor(pos, strong) < SCALE_NORMAL
+    return game_phase(pos) <= SCALE_MAX_PHASE and evaluate_terms(pos)["scale"] < SCALE_NORMAL
 
 
 def start_before_ending(game: chess.pgn.Game, before: int, first_ply: int) -> str | None:

@@ -30,6 +30,11 @@ def test_opposite_bishops_for_the_side_ahead_are_drawish():
     assert endgame_starts.is_drawish_ending(board.fen())
 
 
+def test_an_ending_scaled_all_the_way_to_zero_is_drawish():
+    # two knights cannot force mate: the factor is 0, so evaluate returns 0 here
+    assert endgame_starts.is_drawish_ending("8/8/8/4k3/8/8/8/KNN5 w - - 0 1")
+
+
 def test_full_board_and_the_losing_sides_factor_are_not():
     assert not endgame_starts.is_drawish_ending(chess.STARTING_FEN)
     # Black has no pawns (its own factor would be drawish) but is a rook down: not scaled.
