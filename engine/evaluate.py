@@ -9,9 +9,9 @@ own, square by square, for the UCI ``eval`` table; the tests check that both agr
 Terms (all from white's view before the final sign): material + PST (kept incrementally
 in ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward), passed-pawn
 king proximity, mobility (squares not held by own pieces nor attacked by enemy pawns),
-king safety (weighted attacks on the king zone, pawn shield), bishop pair, rooks on
-open/semi-open files, mop-up against a bare king, and a drawish-endgame scale.  A tempo
-bonus for the side to move is written but weighted 0: no match showed it helps.
+king safety (weighted attacks on the king zone, pawn shield), bishop pair, mop-up against a
+bare king, and a drawish-endgame scale.  A tempo bonus for the side to move and a bonus for
+rooks on open and semi-open files are written but weighted 0: no match showed they help.
 
 Weights are the upper-case constants below; the environment variable BASILISK_EVAL
 (e.g. ``MOBILITY_PERCENT=50,BISHOP_PAIR=20:40`` -- a pair as mg:eg) overrides them at
@@ -40,7 +40,9 @@ each played with both colours, adjudication on, 200 games; Elo of the first side
     the estimate is positive with LOS >= 80%):
       king safety (attack units, shield)          +51 -40 =29   +32 (+/-55)  LOS 88%  kept
       tempo                                       +44 -42 =34    +6 (+/-53)  LOS 59%  off
-    Tempo is now TEMPO = (0, 0); its old weight (15, 5) can be set with BASILISK_EVAL.
+      rooks on (semi-)open files (80 + 40 games)  +40 -40 =40   +0 (+/-51)  LOS 50%  off
+    Tempo is now TEMPO = (0, 0) and the rook-file bonuses (0, 0); their old weights
+    (TEMPO=15:5, ROOK_OPEN_FILE=25:10, ROOK_SEMI_OPEN_FILE=12:6) can be set with BASILISK_EVAL.
     The endgame scale acts only in the endings it names, which about a quarter of games at
     this budget reach, so it was played where it acts: from 416 positions 8 plies before
     a game first reached such an ending (scripts/endgame_starts.py over earlier matches'
@@ -90,8 +92,8 @@ SHIELD_NEAR = 10      # own pawn right in front of the king (king on its first t
 SHIELD_FAR = 5        # own pawn two ranks in front
 
 BISHOP_PAIR = (30, 50)
-ROOK_OPEN_FILE = (25, 10)
-ROOK_SEMI_OPEN_FILE = (12, 6)
+ROOK_OPEN_FILE = (0, 0)       # rook-file bonuses: off, as measured (25:10 and 12:6 when on)
+ROOK_SEMI_OPEN_FILE = (0, 0)
 TEMPO = (0, 0)        # side-to-move bonus: off, as measured (15:5 when it was on)
 
 # Mop-up against a bare king: drive it to the edge (or KBN's corner) and close in.

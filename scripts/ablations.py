@@ -4,7 +4,7 @@ Each evaluation entry gives the BASILISK_EVAL setting that removes one feature a
 ``evaluate_terms`` rows it must zero (tests/test_evaluate.py checks that it does, on both
 the fast and the term-by-term path, so a match never measures a switch that does nothing).
 Each search entry gives the BASILISK_SEARCH setting that turns the feature off.  Features
-that measurement switched off by default (tempo; razoring, IIR) are not listed: there is
+that measurement switched off by default (tempo, rook files; razoring, IIR) are not listed: there is
 nothing to switch off, and BASILISK_EVAL / BASILISK_SEARCH turn them back on.
 
     python scripts/ablations.py mobility      # prints: BASILISK_EVAL=MOBILITY_PERCENT=0
@@ -29,7 +29,6 @@ EVAL_ABLATIONS = {
     "king safety": ("KING_ATTACK_PERCENT=0,SHIELD_NEAR=0,SHIELD_FAR=0",
                     ("king attack", "king shield")),
     "bishop pair": ("BISHOP_PAIR=0:0", ("bishop pair",)),
-    "rook files": ("ROOK_OPEN_FILE=0:0,ROOK_SEMI_OPEN_FILE=0:0", ("rook files",)),
     "mop-up": ("MOPUP_EDGE=0,MOPUP_KINGS=0", ("mop-up",)),
     "endgame scaling": ("SCALE_MAX_PHASE=-1", ()),      # the 'scale' row stays 64
     "all positional terms": ("PSQT_ONLY=1", ()),        # evaluate is material + PST only

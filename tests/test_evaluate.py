@@ -214,13 +214,23 @@ def test_backward_pawn():
     assert t["pawns: backward"] == (0, 0)           # c3 stands beside d3
 
 
-def test_bishop_pair_and_rook_files():
+def test_bishop_pair():
     pair = evaluate_terms(Position("4k3/pppppppp/8/8/8/8/PPPPPPPP/2B1KB2 w - - 0 1"))
     assert pair["bishop pair"][0] > 0
-    open_rook = evaluate_terms(Position("4k3/ppp1pppp/8/8/8/8/PPP1PPPP/3RK3 w - - 0 1"))
-    semi_rook = evaluate_terms(Position("4k3/pppppppp/8/8/8/8/PPP1PPPP/3RK3 w - - 0 1"))
-    closed_rook = evaluate_terms(Position("4k3/pppppppp/8/8/8/8/PPPPPPPP/3RK3 w - - 0 1"))
-    assert open_rook["rook files"][0] > semi_rook["rook files"][0] > closed_rook["rook files"][0] == 0
+
+
+ROOK_FILE_FENS = ["4k3/ppp1pppp/8/8/8/8/PPP1PPPP/3RK3 w - - 0 1",     # open d-file
+                  "4k3/pppppppp/8/8/8/8/PPP1PPPP/3RK3 w - - 0 1",     # semi-open
+                  "4k3/pppppppp/8/8/8/8/PPPPPPPP/3RK3 w - - 0 1"]     # closed
+
+
+def test_rook_files_are_off_by_default_and_ordered_when_weighted():
+    """Rook-file bonuses measured no gain (session 5) and are weighted 0; BASILISK_EVAL
+    turns them back on, on both evaluation paths."""
+    assert all(evaluate_terms(Position(fen))["rook files"] == (0, 0) for fen in ROOK_FILE_FENS)
+    on = _probe(ROOK_FILE_FENS, "ROOK_OPEN_FILE=25:10,ROOK_SEMI_OPEN_FILE=12:6")
+    assert [r["rows"]["rook files"] for r in on] == [[25, 10], [12, 6], [0, 0]]
+    assert all(r["eval"] == r["total"] for r in on)
 
 
 def test_mobility_prefers_active_bishop():
