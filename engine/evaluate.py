@@ -203,6 +203,8 @@ BISHOP_PAIR_PACKED = pack(*BISHOP_PAIR)
 ROOK_OPEN_PACKED = pack(*ROOK_OPEN_FILE)
 ROOK_SEMI_PACKED = pack(*ROOK_SEMI_OPEN_FILE)
 TEMPO_PACKED = pack(*TEMPO)
+# Both terms are weighted 0 by default (measured no gain): skip their work unless set.
+ROOK_FILES_ON = bool(ROOK_OPEN_PACKED or ROOK_SEMI_PACKED)
 UNITS_N, UNITS_B = KING_ATTACK_UNITS[KNIGHT], KING_ATTACK_UNITS[BISHOP]
 UNITS_R, UNITS_Q = KING_ATTACK_UNITS[ROOK], KING_ATTACK_UNITS[QUEEN]
 
@@ -401,9 +403,10 @@ def evaluate(pos):
         if att:
             attackers += 1
             units += UNITS_R * popcount(att)
-        file_bb = BB_FILES[sq & 7]
-        if not file_bb & wp:
-            s += ROOK_SEMI_PACKED if file_bb & bp else ROOK_OPEN_PACKED
+        if ROOK_FILES_ON:
+            file_bb = BB_FILES[sq & 7]
+            if not file_bb & wp:
+                s += ROOK_SEMI_PACKED if file_bb & bp else ROOK_OPEN_PACKED
     b_ = wq
     while b_:
         low = b_ & -b_
@@ -454,9 +457,10 @@ def evaluate(pos):
         if att:
             attackers += 1
             units += UNITS_R * popcount(att)
-        file_bb = BB_FILES[sq & 7]
-        if not file_bb & bp:
-            s -= ROOK_SEMI_PACKED if file_bb & wp else ROOK_OPEN_PACKED
+        if ROOK_FILES_ON:
+            file_bb = BB_FILES[sq & 7]
+            if not file_bb & bp:
+                s -= ROOK_SEMI_PACKED if file_bb & wp else ROOK_OPEN_PACKED
     b_ = bq
     while b_:
         low = b_ & -b_
@@ -504,7 +508,8 @@ def evaluate(pos):
             s -= ((PASSER_ENEMY_KING * DISTANCE[wksq][stop] - PASSER_OWN_KING * DISTANCE[bksq][stop])
                   * (rank - 2)) << 16
 
-    s += TEMPO_PACKED if pos.turn == WHITE else -TEMPO_PACKED
+    if TEMPO_PACKED:
+        s += TEMPO_PACKED if pos.turn == WHITE else -TEMPO_PACKED
     if occ_b == bk and occ_w != wk:
         s += mopup(pos, WHITE) << 16
     elif occ_w == wk and occ_b != bk:
