@@ -4,8 +4,8 @@ Each evaluation entry gives the BASILISK_EVAL setting that removes one feature a
 ``evaluate_terms`` rows it must zero (tests/test_evaluate.py checks that it does, on both
 the fast and the term-by-term path, so a match never measures a switch that does nothing).
 Each search entry gives the BASILISK_SEARCH setting that turns the feature off.  Features
-that measurement switched off by default (tempo, rook files; razoring, IIR) are not listed: there is
-nothing to switch off, and BASILISK_EVAL / BASILISK_SEARCH turn them back on.
+that measurement switched off by default (tempo, rook files; razoring, IIR) are not listed:
+there is nothing to switch off, and BASILISK_EVAL / BASILISK_SEARCH turn them back on.
 
     python scripts/ablations.py mobility      # prints: BASILISK_EVAL=MOBILITY_PERCENT=0
 
