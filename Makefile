@@ -4,8 +4,11 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+PYPY ?= pypy3
+PYPY_VENV := .venv-pypy
+PYPY_STAMP := $(PYPY_VENV)/.installed-stamp
 
-.PHONY: run test test-slow bench bench-perft bench-search perft-suite install-opponents clean
+.PHONY: run test test-pypy test-slow bench bench-perft bench-search bench-compare perft-suite install-opponents clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +21,19 @@ run: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q
 
+# The default suite under PyPy (Debian's pypy3, Python 3.9), in a venv of its own.
+$(PYPY_STAMP): pyproject.toml
+	@command -v $(PYPY) >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pypy3 >/dev/null; \
+	  else echo "$(PYPY) not found: install Debian's pypy3 (apt-get install pypy3)"; exit 1; fi; }
+	$(PYPY) -m venv $(PYPY_VENV)
+	$(PYPY_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(PYPY_STAMP)
+
+test-pypy: $(PYPY_STAMP)
+	$(PYPY_VENV)/bin/python -m pytest -q
+
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
 
@@ -26,6 +42,10 @@ bench-perft: $(STAMP)
 
 bench-search: $(STAMP)
 	$(PY) scripts/bench_search.py
+
+# HEAD against the working tree, interleaved; see scripts/bench_compare.py --help for more
+bench-compare: $(STAMP)
+	$(PY) scripts/bench_compare.py
 
 bench: bench-perft bench-search
 
@@ -36,4 +56,4 @@ install-opponents:
 	bash scripts/install_opponents.sh
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache
+	rm -rf $(VENV) $(PYPY_VENV) *.egg-info .pytest_cache

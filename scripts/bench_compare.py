@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Search speed of two sides, measured interleaved in one run through the UCI `bench` command.
+
+A side is a revision (a commit, a branch, or the working tree) run by an interpreter:
+
+    python scripts/bench_compare.py                           # HEAD vs working tree, CPython
+    python scripts/bench_compare.py --a 58a3f96 --b WORK      # an old commit vs this tree
+    python scripts/bench_compare.py --a WORK --b WORK --b-python pypy3 --benches 6
+    python scripts/bench_compare.py --go "movetime 1000"     # cold start: the first `go`
+
+Each round starts a fresh engine process per side, A then B, and lets it run ``--benches``
+`bench` commands in a row (so a JIT can warm up in that process); the figure kept from a
+process is its last bench, and a side's figure is its best over ``--rounds`` rounds (the
+usual "best of N" on a machine whose load varies). With ``--go`` each process instead
+answers one `go` from the start position after start-up, and its last `info` line gives
+nodes and nodes/s: what the first move of a real game gets.
+
+Prints both sides' nodes/s side by side and the ratio B/A, and checks that both sides
+searched the same number of nodes when they run the same interpreter (the bench signature).
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = "WORK"          # the working tree as it is, uncommitted changes included
+
+
+def checkout(rev, tmp):
+    """A directory holding `rev` of the repository (the repository itself for WORK)."""
+    if rev == WORK:
+        return REPO
+    path = os.path.join(tmp, re.sub(r"[^\w.-]", "_", rev))
+    if not os.path.isdir(path):
+        os.makedirs(path)
+        archive = subprocess.run(["git", "-C", REPO, "archive", rev, "engine"],
+                                 capture_output=True, check=False)
+        if archive.returncode:
+            sys.exit("git archive %s failed: %s" % (rev, archive.stderr.decode(errors="replace")))
+        subprocess.run(["tar", "-x", "-C", path], input=archive.stdout, check=True)
+    return path
+
+
+class Engine:
+    """One engine process speaking UCI over pipes."""
+
+    def __init__(self, python, path):
+        self.proc = subprocess.Popen([python, "-m", "engine"], cwd=path, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     text=True, bufsize=1)
+
+    def send(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def read_until(self, predicate):
+        lines = []
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("engine exited; last lines: %r" % lines[-5:])
+            line = line.strip()
+            lines.append(line)
+            if predicate(line):
+                return lines
+
+    def close(self):
+        try:
+            self.send("quit")
+            self.proc.wait(10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+
+
+def bench_process(python, path, benches, depth):
+    """[(nodes, nodes_per_second)] for each bench run in one fresh process."""
+    engine = Engine(python, path)
+    out = []
+    try:
+        engine.send("uci")
+        engine.read_until(lambda line: line == "uciok")
+        for _ in range(benches):
+            engine.send("bench" + (" %d" % depth if depth else ""))
+            lines = engine.read_until(lambda line: line.startswith("Nodes/second"))
+            nodes = int(next(l for l in lines if l.startswith("Nodes searched")).split(":")[1])
+            nps = int(lines[-1].split(":")[1])
+            out.append((nodes, nps))
+    finally:
+        engine.close()
+    return out
+
+
+def go_process(python, path, go_args):
+    """(nodes, nodes_per_second, seconds to readyok) of the first `go` after start-up."""
+    engine = Engine(python, path)
+    try:
+        t0 = time.perf_counter()
+        engine.send("uci")
+        engine.read_until(lambda line: line == "uciok")
+        engine.send("isready")
+        engine.read_until(lambda line: line == "readyok")
+        ready = time.perf_counter() - t0
+        engine.send("position startpos")
+        engine.send("go " + go_args)
+        lines = engine.read_until(lambda line: line.startswith("bestmove"))
+        infos = [l for l in lines if l.startswith("info") and " nodes " in l]
+        last = infos[-1].split()
+        nodes = int(last[last.index("nodes") + 1])
+        nps = int(last[last.index("nps") + 1]) if "nps" in last else 0
+        return nodes, nps, ready
+    finally:
+        engine.close()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--a", default="HEAD", help="revision of side A (WORK = working tree)")
+    parser.add_argument("--b", default=WORK, help="revision of side B (WORK = working tree)")
+    parser.add_argument("--a-python", default=sys.executable, help="interpreter of side A")
+    parser.add_argument("--b-python", default=sys.executable, help="interpreter of side B")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (best kept)")
+    parser.add_argument("--benches", type=int, default=1,
+                        help="bench commands per process; the last one counts (JIT warm-up)")
+    parser.add_argument("--depth", type=int, default=0, help="bench depth (default: the engine's)")
+    parser.add_argument("--go", metavar="ARGS", help="measure the first `go ARGS` after start-up instead")
+    args = parser.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="bench_compare_")
+    try:
+        sides = [("A", args.a, args.a_python, checkout(args.a, tmp)),
+                 ("B", args.b, args.b_python, checkout(args.b, tmp))]
+        results = {"A": [], "B": []}
+        nodes_seen = {"A": set(), "B": set()}
+        for rnd in range(1, args.rounds + 1):
+            for name, rev, python, path in sides:
+                if args.go:
+                    nodes, nps, ready = go_process(python, path, args.go)
+                    nodes_seen[name].add(nodes)
+                    results[name].append(nps)
+                    print("round %d %s (%s, %s): go %s: %d nodes, %d nodes/s, readyok after %.0f ms"
+                          % (rnd, name, rev, os.path.basename(python), args.go, nodes, nps,
+                             ready * 1000), flush=True)
+                else:
+                    runs = bench_process(python, path, args.benches, args.depth)
+                    for nodes, _ in runs:
+                        nodes_seen[name].add(nodes)
+                    results[name].append(runs[-1][1])
+                    print("round %d %s (%s, %s): nodes/s %s" % (
+                        rnd, name, rev, os.path.basename(python),
+                        " ".join(str(nps) for _, nps in runs)), flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    print()
+    print("%-4s %-12s %-10s %12s %12s %10s" % ("side", "revision", "python", "best n/s",
+                                               "median n/s", "nodes"))
+    for name, rev, python, _ in sides:
+        print("%-4s %-12s %-10s %12d %12d %10s" % (
+            name, rev[:12], os.path.basename(python), max(results[name]),
+            statistics.median(results[name]), ",".join(str(n) for n in sorted(nodes_seen[name]))))
+    ratio = max(results["B"]) / max(max(results["A"]), 1)
+    print("ratio B/A (best): %.2fx   (median: %.2fx)" % (
+        ratio, statistics.median(results["B"]) / max(statistics.median(results["A"]), 1)))
+    if (not args.go and args.a_python == args.b_python and nodes_seen["A"] != nodes_seen["B"]):
+        print("note: the two sides searched different trees (bench signatures differ)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
