@@ -1,74 +1,25 @@
 """Search: iterative deepening, aspiration windows, principal variation search.
 
-The search never prints.  ``Searcher.search`` reports through a callback, one dict per
-PV line for each completed iteration, plus lowerbound/upperbound dicts when an
-aspiration window fails (rate-limited).  It stops by raising SearchAborted internally
-when ``stop_requested`` is set, the node limit is reached or the time manager's hard
-deadline passes; all three are tested every CHECK_INTERVAL nodes.  The position is
-restored on return and the best move is always legal: the best of the last completed
-iteration (or a better root move found by the interrupted one), else the first legal
-move.
+``Searcher(hash_mb)`` holds the transposition table and move-ordering histories across
+searches.  ``searcher.search(pos, limits, timeman, report=None, multipv=1)`` returns
+``(best_move, ponder_move)``, always legal, with ``pos`` restored.  It never prints:
+``report(info)`` gets a dict per PV line for each completed iteration, and rate-limited
+lowerbound/upperbound dicts when an aspiration window fails.  It stops on ``stop()``, at
+the node limit or at the time manager's hard deadline, tested every CHECK_INTERVAL nodes
+(``SearchAborted`` unwinds).  ``search`` clears the stop flag as it starts, so a ``stop``
+racing that start is the time manager's own ``stop()`` to catch.  Infinite and ponder
+searches may return early (mate found, MAX_PLY): the caller holds ``bestmove`` until
+``stop``/``ponderhit``.
 
-Infinite and ponder searches run until stopped, but may return earlier (mate found,
-depth or MAX_PLY reached): the UCI layer holds `bestmove` until `stop`/`ponderhit`.
-``stop_requested`` is cleared when a search starts; a `stop` racing with the start of a
-search is caught by the time manager's own ``stop()``.
+Steps of a node (``_search``, marked ``# Step N.``): 1 horizon, stop check; 2 draws,
+mate-distance pruning; 3 TT probe; 4 static eval, reverse futility, razoring, null move;
+5 internal iterative reduction; 6 the moves: SEE, futility and late-move pruning, check
+extension, late-move reductions, PVS, history updates on a quiet cutoff; 7 TT store.
 
-Tunables are the upper-case constants below; the environment variable BASILISK_SEARCH
-(e.g. ``USE_NULL_MOVE=0,RFP_MARGIN=100``) overrides them at import, for A/B matches.
-
-Bench (for the UCI `bench` command and scripts/bench_search.py):
-``run_bench(depth=BENCH_DEPTH, hash_mb=16, report=None)`` searches each FEN in
-``BENCH_POSITIONS`` to ``depth`` with a fresh Searcher and returns
-``(total_nodes, elapsed_seconds)``; the node total is the search's signature and must
-not change unless the search does.  It is per interpreter: PyPy's table layout holds
-more entries per MB (engine.tt), so its count differs slightly from CPython's.
-
-Steps of a node (``_search``), in order:
-  1. horizon -> quiescence; node count and stop check
-  2. draws (fifty moves, repetition against game history and search path,
-     insufficient material) and mate-distance pruning
-  3. transposition table probe (cutoff at non-PV nodes)
-  4. static eval; reverse futility, razoring (off by default), null move (non-PV, not in check)
-  5. internal iterative reduction when there is no TT move (off by default)
-  6. moves: TT move (validated against the legal list), then the rest by ordering score;
-     SEE pruning of bad captures; futility and late-move pruning of quiet moves that do
-     not give check; check extension; late-move reductions; PVS re-searches
-  7. history/killer/countermove updates on a quiet cutoff; TT store
-
-Measurements (A/B matches with scripts/match.py, 3000 nodes a move, 2moves_v1 openings
-each played with both colours, adjudication on; Elo of the first side, 95% interval):
-  - RFP + razoring + futility + LMP + SEE pruning + IIR, all on vs all off:
-    38 games +26 -4 =8, +230 (+146/-97).  Kept.
-  - null move on vs off: 113 games +41 -40 =32, +3 (+/-55); again (session 2) 200 games
-    +76 -81 =43, -9 (+/-43).  Neutral at this depth; see the 10,000-node result below.
-  - razoring on vs off: 200 games +75 -80 =45, -9 (+/-43).  No gain shown: off by default
-    (USE_RAZORING), the code kept for a re-test at longer searches.
-  - internal iterative reduction on vs off (razoring off on both sides): 200 games
-    +72 -78 =50, -10 (+/-42).  No gain shown: off by default (USE_IIR), likewise kept.
-  - SEE pruning of bad captures on vs off (razoring and IIR off on both sides): 200 games
-    +93 -63 =44, +52 (+/-43), LOS 99%.  Kept.
-  - countermove ordering on vs off (razoring and IIR off on both sides): 200 games
-    +84 -59 =57, +44 (+/-41), LOS 98%.  Kept.
-  - (session 3; razoring and IIR off on both sides) reverse futility on vs off: 200 games
-    +78 -81 =41, -5 (+/-43); futility pruning on vs off: 200 games +74 -75 =51, -2 (+/-42).
-    Neither shows a gain at this depth although reverse futility halves the bench tree at
-    depth 7 (213,234 -> 106,862 nodes) and futility cuts it by 7% (115,124 -> 106,862).
-    Both re-measured at 10,000 nodes (below).
-  - null move on vs off at 10,000 nodes (about the budget of a move at 10 s + 0.1 s), two
-    runs of the same pairing (opening seeds 1 and 2): 95 games +34 -28 =33 and 106 games
-    +49 -33 =24; together 201 games +83 -61 =57, +38 (+/-41), LOS 97%.  Kept: the gain
-    that 3000 nodes could not show appears at the longer search.
-  - (session 4) reverse futility on vs off at 10,000 nodes: 120 games +51 -33 =36,
-    +53 (+/-53), LOS 97.5%; futility on vs off at 10,000 nodes: 120 games +43 -32 =45,
-    +32 (+/-50), LOS 90%.  Both kept: as with null move, the gain shows at the longer
-    search.  (Rule fixed before these ran: keep on a positive estimate with LOS >= 80%.)
-  - late-move pruning on vs off: 200 games +116 -42 =42, +135 (+/-45), LOS 100%.  Kept.
-  - LMR as first written (0.75 + ln d ln m / 2.25, +1 at cut nodes) vs none:
-    104 games +33 -45 =26, -40 (+/-60); replaced by the milder table below:
-    milder LMR vs none 134 games +65 -42 =27, +60 (+55/-52); milder vs the first
-    version 149 games +55 -46 =48, +21 (+/-47).
-  - late-move pruning sparing quiet checks: WAC at 15,000 nodes 205 -> 215 of 300.
+Tunables are the upper-case constants below, with their measured figures (all in
+docs/measurements.md); BASILISK_SEARCH (e.g. ``USE_NULL_MOVE=0,RFP_MARGIN=100``) overrides
+them at import, for A/B matches.  ``run_bench(depth=BENCH_DEPTH)`` searches BENCH_POSITIONS
+and returns ``(nodes, seconds)``: the node count is the search's signature (per interpreter).
 """
 
 import math
@@ -83,35 +34,35 @@ from engine.tt import new_table, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
 from engine.types import (VALUE_MATE, VALUE_INFINITE, VALUE_NONE, MAX_PLY,
                           VALUE_MATE_IN_MAX_PLY, PAWN, KING)
 
-# --- Tunables (see Measurements in the module docstring) ---------------------------
+# --- Tunables (figures: Elo on vs off, docs/measurements.md) -----------------------
 CHECK_INTERVAL = 256        # nodes between stop/time checks: 5-20k nps on CPython, so 13-50 ms
 ASPIRATION_MIN_DEPTH = 4    # narrow windows once scores are stable enough to predict
 ASPIRATION_DELTA = 30       # initial half-width (cp); grows by half on each fail
-USE_NULL_MOVE = True
+USE_NULL_MOVE = True        # +38 +/- 41 Elo, 201 games at 10,000 nodes
 NULL_MOVE_MIN_DEPTH = 3
-USE_REVERSE_FUTILITY = True
+USE_REVERSE_FUTILITY = True # +53 +/- 53 Elo, 120 games at 10,000 nodes
 RFP_MAX_DEPTH = 6
 RFP_MARGIN = 80             # per ply of depth
-USE_RAZORING = False        # measured neutral (-9 +/- 43 Elo, 200 games): off; see Measurements
+USE_RAZORING = False        # off: -9 +/- 43 Elo, 200 games at 3000 nodes
 RAZOR_MAX_DEPTH = 2
 RAZOR_MARGIN = 250          # per ply of depth
-USE_FUTILITY = True
+USE_FUTILITY = True         # +32 +/- 50 Elo, 120 games at 10,000 nodes
 FUTILITY_MAX_DEPTH = 5
 FUTILITY_BASE = 90
 FUTILITY_PER_DEPTH = 100
-USE_LMP = True
+USE_LMP = True              # +135 +/- 45 Elo, 200 games at 3000 nodes
 LMP_MAX_DEPTH = 6
-USE_LMR = True
+USE_LMR = True              # +60 (+55/-52) Elo, 134 games at 3000 nodes
 LMR_MIN_DEPTH = 3
 LMR_BASE = 0.5              # reduction = LMR_BASE + ln(depth) * ln(move number) / LMR_DIVISOR
-LMR_DIVISOR = 2.75          # (milder than Ethereal's 0.75 + .../2.25: our searches are shallow)
+LMR_DIVISOR = 2.75          # (milder than Ethereal's 0.75 + .../2.25: +21 +/- 47 Elo, 149 games)
 LMR_CUT_NODE = 0            # extra reduction at expected cut nodes
 LMR_HISTORY_DIV = 8192      # one ply less (more) reduction per this much good (bad) history
-USE_SEE_PRUNING = True
+USE_SEE_PRUNING = True      # +52 +/- 43 Elo, 200 games at 3000 nodes
 SEE_PRUNE_MAX_DEPTH = 4
 SEE_PRUNE_MARGIN = 80       # a capture losing more than this per ply of depth is skipped
-USE_IIR = False             # measured neutral (-10 +/- 42 Elo, 200 games): off; see Measurements
-USE_COUNTERMOVE = True      # order the reply that refuted the opponent's last move early
+USE_IIR = False             # off: -10 +/- 42 Elo, 200 games at 3000 nodes
+USE_COUNTERMOVE = True      # +44 +/- 41 Elo, 200 games at 3000 nodes
 IIR_MIN_DEPTH = 4
 DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
 BOUND_REPORT_AFTER_MS = 1000   # no lowerbound/upperbound reports before this ...
@@ -398,7 +349,7 @@ class Searcher:
                          or (tt_bound == BOUND_UPPER and tt_score <= alpha))):
                 return tt_score
 
-        # Step 4. static eval and whole-node pruning
+        # Step 4. static eval and whole-node pruning (RFP +53, null move +38 Elo at 10,000 nodes)
         evals = self.evals
         improving = False
         if in_check:
@@ -440,11 +391,11 @@ class Searcher:
                         if score >= beta:
                             return beta if score >= VALUE_MATE_IN_MAX_PLY else score
 
-        # Step 5. internal iterative reduction
+        # Step 5. internal iterative reduction (off by default: -10 +/- 42 Elo at 3000 nodes)
         if USE_IIR and not tt_move and depth >= IIR_MIN_DEPTH and (pv_node or cut_node):
             depth -= 1
 
-        # Step 6. the moves
+        # Step 6. the moves (LMP +135, SEE pruning +52, LMR +60, countermove +44, futility +32 Elo)
         moves = generate_moves(pos)
         if not moves:
             return -VALUE_MATE + ply if in_check else 0
