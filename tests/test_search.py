@@ -108,6 +108,16 @@ def test_fifty_move_rule_draws():
     assert last_main_line(run("8/8/8/4k3/8/8/8/4K2Q w - - 0 80", depth=4)[2]).get("score") > 500
 
 
+def test_checkmate_outranks_the_fifty_move_rule():
+    # Ra8 mates on the 100th halfmove: the game ends in mate, not in a draw
+    best, _, infos = run("7k/8/6K1/8/8/8/8/R7 w - - 99 100", depth=4)
+    assert move_to_uci(best) == "a1a8"
+    assert last_main_line(infos).get("mate") == 1
+    # a check at the 100th halfmove that leaves a legal reply is still a draw
+    infos = run("7k/8/8/8/8/8/8/R5K1 w - - 99 100", depth=4)[2]
+    assert last_main_line(infos).get("score") == 0
+
+
 def test_insufficient_material_draws():
     assert last_main_line(run("8/8/4k3/8/8/3NK3/8/8 w - - 0 1", depth=4)[2]).get("score") == 0
 
