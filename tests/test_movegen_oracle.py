@@ -116,3 +116,13 @@ def test_unknown_move_text_is_rejected():
     pos = Position()
     for text in ("e2e5", "e7e5", "a1a1", "zz", "", "e2e4qq", "e1g1", "0000"):
         assert parse_uci_move(pos, text) is None, text
+
+
+def test_move_text_is_ascii():
+    pos = Position("4k3/P7/8/8/8/8/4P3/4K2R w K - 0 1")
+    for text in ("e2e4", " e2e4\n", "E2E4", "a7a8q", "e1g1", "e1h1"):
+        assert parse_uci_move(pos, text) is not None, text
+    # str.strip() removes these spaces, lower() turns the Kelvin sign into 'k': not move text
+    for text in ("\u3000e2e4", "e2e4\u00a0", "\u2028e2e4", "\uff45\uff12\uff45\uff14", "a7a8\u212a",
+                 "e\u00b2e4"):
+        assert parse_uci_move(pos, text) is None, ascii(text)
