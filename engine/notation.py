@@ -30,6 +30,8 @@ def move_to_uci(move, chess960=False):
 
 def parse_uci_move(pos, text, chess960=False, legal_moves=None):
     """The legal move written as ``text`` in this position, or None if there is none."""
+    if not text.isascii():
+        return None     # move text is ASCII (strip() would also take U+3000 or U+00A0 off)
     if legal_moves is None:
         legal_moves = generate_moves(pos)
     text = text.strip().lower()

@@ -572,9 +572,16 @@ class Position:
 
 
 # ---------------------------------------------------------------------- FEN parsing
+# Counters below 10**9 are far beyond any game; checking the length first also keeps a
+# long digit string from int(), which CPython refuses beyond 4300 digits (ValueError).
+MAX_COUNTER_DIGITS = 9
+
+
 def _parse_counter(text, name, minimum):
-    if not text.isdigit():
+    if not text.isdigit():          # ASCII digits only: _parse_fen has rejected the rest
         raise FenError("%s %r is not a non-negative number" % (name, text))
+    if len(text.lstrip("0")) > MAX_COUNTER_DIGITS:
+        raise FenError("%s is too large (more than %d digits)" % (name, MAX_COUNTER_DIGITS))
     value = int(text)
     if value < minimum:
         raise FenError("%s must be at least %d, got %d" % (name, minimum, value))
@@ -650,6 +657,12 @@ def _parse_castling(field, board):
 def _parse_fen(fen):
     if not isinstance(fen, str):
         raise FenError("FEN must be text")
+    # FEN is ASCII.  Checked first because str methods know all of Unicode: a superscript
+    # two passes isdigit() but not int(), the Kelvin sign (U+212A) lower-cases to 'k' and
+    # split() cuts at U+3000.
+    if not fen.isascii():
+        stray = next(ch for ch in fen if ord(ch) > 127)
+        raise FenError("non-ASCII character U+%04X in FEN" % ord(stray))
     fields = fen.split()
     if len(fields) not in (4, 6):
         raise FenError("FEN has %d fields, expected 6 (or 4)" % len(fields))

@@ -322,8 +322,10 @@ class Searcher:
             self._check()
         pv_node = beta - alpha > 1
 
-        # Step 2. draws, mate-distance pruning
-        if pos.halfmove >= 100 or pos.is_repetition(2) or pos.has_insufficient_material():
+        # Step 2. draws, mate-distance pruning.  Checkmate outranks the fifty-move rule,
+        # so a clock at 100 is a draw only if the side to move is not mated (as Stockfish)
+        if ((pos.halfmove >= 100 and (not in_check or generate_moves(pos)))
+                or pos.is_repetition(2) or pos.has_insufficient_material()):
             return 0
         if ply >= MAX_PLY - 8:
             return evaluate(pos)

@@ -4,7 +4,7 @@
 Each position is searched with a fixed time (--movetime, seconds) or node
 budget (--nodes); the engine's move solves it when it is one of the `bm`
 moves and none of the `am` moves. The default suite is
-../shared/data/epd/wac.epd (Win At Chess, 300 tactical positions).
+data/epd/wac.epd (Win At Chess, 300 tactical positions).
 
 Examples:
 
@@ -133,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--option", action="append", nargs="+", metavar="NAME=VALUE",
                         help="engine option(s), e.g. Hash=64")
     parser.add_argument("--suite", default=DEFAULT_SUITE,
-                        help=f"EPD file: a path, or a name in ../shared/data/epd (default {DEFAULT_SUITE})")
+                        help=f"EPD file: a path, or a name in data/epd or ../shared/data/epd (default {DEFAULT_SUITE})")
     parser.add_argument("--first", type=int, metavar="N", help="only the first N positions")
     limits = parser.add_mutually_exclusive_group()
     limits.add_argument("--movetime", type=float, default=1.0, metavar="SECONDS",

@@ -2,7 +2,7 @@
 """Play a match between two chess engines and measure their Elo difference.
 
 Each engine is a command line (shlex-split) speaking UCI or xboard. Openings
-come from a book in ../shared/data/openings (a .epd of FENs, or a .pgn whose
+come from a book in data/openings (a .epd of FENs, or a .pgn whose
 mainlines are played out), are picked by --seed, and each is played twice with
 colours swapped so that a lopsided opening cancels out. The script keeps the
 clock itself: it measures the wall time of every move and forfeits a side
@@ -53,7 +53,9 @@ import chess
 import chess.engine
 import chess.pgn
 
-DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+# The repository's data/ first, then ../shared/data beside it (where new data arrives).
+REPO = Path(__file__).resolve().parents[1]
+DATA_DIRS = (REPO / "data", REPO.parent / "shared" / "data")
 DEFAULT_BOOK = "8moves_v3.pgn"
 DEFAULT_BOOK_960 = "FRC_openings.epd"
 
@@ -196,22 +198,17 @@ def sprt_decision(llr: float, alpha: float, beta: float) -> str | None:
 # --------------------------------------------------------------------------
 
 def shared_data_file(name: str, subdir: str) -> Path:
-    """Resolve a data file: an existing path as given, else a name in shared/data/<subdir>.
-
-    The shared data lives beside the repository, not in it, so a missing
-    directory is a setup problem worth a clear message rather than a
-    traceback.
-    """
+    """Resolve a data file: an existing path as given, else a name in data/<subdir> of the
+    repository, else in ../shared/data/<subdir>; exits with a clear message if none has it."""
     given = Path(name)
     if given.is_file():
         return given
-    if not DATA_DIR.is_dir():
-        sys.exit(f"error: shared data directory not found: {DATA_DIR}\n"
-                 "       (expected ../shared/data next to the repository root)")
-    path = DATA_DIR / subdir / name
-    if not path.is_file():
-        sys.exit(f"error: data file not found: {path}")
-    return path
+    for data_dir in DATA_DIRS:
+        path = data_dir / subdir / name
+        if path.is_file():
+            return path
+    sys.exit(f"error: data file not found: {name} (looked in "
+             + " and ".join(str(d / subdir) for d in DATA_DIRS) + ")")
 
 
 def read_opening_records(path: Path) -> list[str]:
@@ -848,7 +845,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_engine_arguments(parser, "a")
     add_engine_arguments(parser, "b")
     parser.add_argument("--games", type=int, default=20, help="number of games (default 20)")
-    parser.add_argument("--openings", help="book: a path, or a file name in ../shared/data/openings "
+    parser.add_argument("--openings", help="book: a path, or a file name in data/openings (or ../shared/data/openings) "
                         f"(default {DEFAULT_BOOK}; {DEFAULT_BOOK_960} with --chess960)")
     parser.add_argument("--seed", type=int, default=1, help="picks the openings (default 1)")
     parser.add_argument("--chess960", action="store_true", help="play Chess960 (FRC_openings.epd)")

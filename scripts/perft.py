@@ -23,19 +23,41 @@ from engine.perft import divide, perft, perft_bulk  # noqa: E402
 from engine.position import Position  # noqa: E402
 from oracle import oracle_divide  # noqa: E402  (scripts/ is on sys.path when run as a script)
 
-DATA = REPO.parent / "shared" / "data"
+# The repository's data/ first, then ../shared/data beside it (where new data arrives).
+DATA_DIRS = (REPO / "data", REPO.parent / "shared" / "data")
+
+
+def find_data(*parts):
+    """Path of a data file (e.g. find_data("perft", "standard.epd")), or None if neither
+    data folder has it."""
+    return next((d.joinpath(*parts) for d in DATA_DIRS if d.joinpath(*parts).is_file()), None)
+
+
+def parse_perft_suite(path):
+    """[(line_no, fen, {depth: nodes})] from a `FEN ;D1 n ;D2 n ...` file (blank lines skipped)."""
+    suite = []
+    for line_no, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        fen, *counts = line.split(";")
+        depths = {}
+        for item in counts:
+            depth, nodes = item.split()
+            depths[int(depth[1:])] = int(nodes)
+        suite.append((line_no, fen.strip(), depths))
+    return suite
 
 
 def load_suite(name):
-    path = Path(name) if os.path.sep in name or name.endswith(".epd") else DATA / "perft" / (name + ".epd")
-    if not path.exists():
-        sys.exit("perft suite not found: %s (expected ../shared/data beside the repo)" % path)
-    suite = []
-    for line in path.read_text().splitlines():
-        if line.strip():
-            fen, *counts = line.split(";")
-            suite.append((fen.strip(), {int(c.split()[0][1:]): int(c.split()[1]) for c in counts}))
-    return suite
+    """A suite by path, or by name in the data folders ("standard", "chess960")."""
+    if os.path.sep in name or name.endswith(".epd"):
+        path = Path(name)
+    else:
+        path = find_data("perft", name + ".epd")
+    if path is None or not path.is_file():
+        sys.exit("perft suite not found: %s (looked in %s)"
+                 % (name, " and ".join(str(d / "perft") for d in DATA_DIRS)))
+    return parse_perft_suite(path)
 
 
 def report_mismatch(fen, depth, chess960):
@@ -63,7 +85,7 @@ def main():
     failures = 0
     total_nodes = 0
     start = time.perf_counter()
-    for i, (fen, depths) in enumerate(suite, 1):
+    for line_no, fen, depths in suite:
         if args.max_nodes:
             within = [d for d, n in depths.items() if n <= args.max_nodes]
             depth = max(within) if within else min(depths)
@@ -78,7 +100,7 @@ def main():
         ok = nodes == depths[depth]
         if not ok:
             failures += 1
-            print("FAIL %4d D%d %s: %d, expected %d" % (i, depth, fen, nodes, depths[depth]))
+            print("FAIL line %4d D%d %s: %d, expected %d" % (line_no, depth, fen, nodes, depths[depth]))
             report_mismatch(fen, depth, chess960)
     elapsed = time.perf_counter() - start
     print("%d positions, %d failures, %d nodes in %.1f s (%.0f nodes/s)"

@@ -1,4 +1,4 @@
-"""Shared test helpers: where the shared data lives, perft EPD parsing, python-chess oracles."""
+"""Shared test helpers: where the test data lives, perft EPD parsing, python-chess oracles."""
 
 import sys
 from pathlib import Path
@@ -6,33 +6,25 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = REPO.parent / "shared" / "data"
 
 sys.path.insert(0, str(REPO / "scripts"))
 from oracle import oracle_board, oracle_divide, oracle_perft  # noqa: E402,F401  (re-exported to tests)
+from perft import DATA_DIRS, find_data, parse_perft_suite  # noqa: E402
 
 
 def data_file(*parts):
-    """Path of a shared data file; fails the test clearly when ../shared/data is missing."""
-    path = DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.fail("shared data file missing: %s (expected ../shared/data beside the repo)" % path)
+    """Path of a data file in the repository's data/ (or ../shared/data); fails the test
+    clearly when neither has it."""
+    path = find_data(*parts)
+    if path is None:
+        pytest.fail("data file missing: %s (looked in %s)"
+                    % ("/".join(parts), " and ".join(str(d) for d in DATA_DIRS)))
     return path
 
 
 def read_perft_suite(name):
-    """[(line_no, fen, {depth: nodes})] from a `FEN ;D1 n ;D2 n ...` file."""
-    out = []
-    for no, line in enumerate(data_file("perft", name).read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        fen, *counts = line.split(";")
-        depths = {}
-        for item in counts:
-            d, n = item.split()
-            depths[int(d[1:])] = int(n)
-        out.append((no, fen.strip(), depths))
-    return out
+    """[(line_no, fen, {depth: nodes})] from a `FEN ;D1 n ;D2 n ...` file in data/perft."""
+    return parse_perft_suite(data_file("perft", name))
 
 
 def divide_report(fen, depth, chess960):

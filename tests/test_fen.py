@@ -1,10 +1,17 @@
-"""FEN: exact round trips on every suite position, X-FEN/Shredder-FEN, and strict validation."""
+"""FEN: exact round trips on every suite position, X-FEN/Shredder-FEN, and strict validation
+(ASCII only, counters of sane size), down to the engine's answer to a bad `position fen`."""
+
+import subprocess
+import sys
+from pathlib import Path
 
 import chess
 import pytest
 
 from conftest import read_perft_suite
 from engine.position import FenError, Position, STARTING_FEN
+
+REPO = Path(__file__).resolve().parents[1]
 
 STANDARD = read_perft_suite("standard.epd")
 CHESS960 = read_perft_suite("chess960.epd")
@@ -45,6 +52,9 @@ def test_odd_but_legal_positions_are_accepted():
     Position("B6b/8/8/8/2K5/5k2/8/b6B b - - 0 1")          # two bishops checking on one diagonal
     Position("4k3/8/8/8/8/8/8/4K3 w - - 99 300")
     Position("4k3/8/8/8/8/8/8/4K3 w - - 150 1")             # a halfmove clock past 100 is playable
+    Position("4k3/8/8/8/8/8/8/4K2R b - - 0 1")              # the rook attacks f8..h8, not the king
+    pos = Position("4k3/8/8/8/8/8/8/4K3 w - - 000000000042 999999999")   # zeros do not count
+    assert (pos.halfmove, pos.fullmove) == (42, 999999999)
 
 
 def test_en_passant_kept_only_when_capturable():
@@ -97,20 +107,67 @@ MALFORMED = [
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - -1 1", "halfmove clock"),
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 one", "fullmove number"),
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 -3", "fullmove number"),
-    ("4k3/8/8/8/8/8/8/4K2R b - - 0 1", None),   # legal: black to move, not in check... see below
+    ("4k3/8/8/8/8/8/8/4K3 w - - 1000000000 1", "halfmove clock is too large"),
+    # more digits than CPython's int() reads (4300): once a ValueError from int()
+    ("4k3/8/8/8/8/8/8/4K3 w - - 0 " + "1" * 5000, "fullmove number is too large"),
     ("4k2R/8/8/8/8/8/8/4K3 w - - 0 1", "not to move (black) is in check"),
     ("4k3/8/8/8/8/8/8/r3K3 b - - 0 1", "not to move (white) is in check"),
     ("4k3/8/8/8/8/8/3p4/4K3 b - - 0 1", "not to move (white) is in check"),
 ]
 
 
-@pytest.mark.parametrize("fen,message", [m for m in MALFORMED if m[1]], ids=range(len([m for m in MALFORMED if m[1]])))
+@pytest.mark.parametrize("fen,message", MALFORMED, ids=range(len(MALFORMED)))
 def test_malformed_fen_is_rejected_with_its_defect_named(fen, message):
     with pytest.raises(FenError) as info:
         Position(fen)
     assert message in str(info.value), str(info.value)
 
 
-def test_malformed_list_is_large_enough():
-    assert len([m for m in MALFORMED if m[1]]) >= 25
-    Position([m for m in MALFORMED if m[1] is None][0][0])   # the control case parses
+# Characters that str methods treat as digits, letters or spaces although a FEN has only
+# ASCII: each one where its ASCII look-alike would be read.  (name, FEN, look-alike)
+START_PIECES = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+NON_ASCII = [
+    ("superscript-2", "\u00b2n1k3/8/8/8/8/8/8/4K3 w - - 0 1", "2n1k3/8/8/8/8/8/8/4K3 w - - 0 1"),
+    ("circled-4", "4k3/8/8/8/8/8/8/4K3 w - - \u2463 1", "4k3/8/8/8/8/8/8/4K3 w - - 4 1"),
+    ("full-width-8", "rnbqkbnr/pppppppp/\uff18/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", STARTING_FEN),
+    ("arabic-indic-3", "4k3/8/8/8/8/8/8/4K3 w - - 0 \u0663", "4k3/8/8/8/8/8/8/4K3 w - - 0 3"),
+    ("kelvin-castling", START_PIECES + " w \u212aQkq - 0 1", STARTING_FEN),
+    ("kelvin-king", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ\u212aBNR w Qkq - 0 1",
+     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w Qkq - 0 1"),
+    ("ideographic-space", START_PIECES + "\u3000w KQkq - 0 1", STARTING_FEN),
+    ("no-break-space", START_PIECES + " w KQkq -\u00a00 1", STARTING_FEN),
+]
+
+
+@pytest.mark.parametrize("fen,lookalike", [case[1:] for case in NON_ASCII],
+                         ids=[case[0] for case in NON_ASCII])
+def test_non_ascii_fen_is_a_fen_error(fen, lookalike):
+    Position(lookalike)      # only the stray character is wrong
+    stray = next(ch for ch in fen if ord(ch) > 127)
+    pos = Position("4k3/8/8/8/8/8/8/4K2R w K - 3 40")
+    before = pos.fen()
+    with pytest.raises(FenError) as info:
+        pos.set_fen(fen)
+    assert "non-ASCII character U+%04X" % ord(stray) in str(info.value)
+    assert pos.fen() == before
+
+
+def test_uci_reports_a_bad_fen_and_keeps_the_previous_position():
+    """Through the real engine: each bad FEN gets `info string error: bad FEN ...`, the
+    position set before it stays, and nothing reaches stderr as a traceback."""
+    good = "4k3/8/8/8/8/8/8/4K2R w K - 3 40"
+    # (the UCI line splitter already treats U+3000 and U+00A0 as spaces: not sent here)
+    bad = [case[1] for case in NON_ASCII if "space" not in case[0]]
+    bad += [m[0] for m in MALFORMED if "too large" in m[1]]
+    script = ["uci", "position fen " + good] + ["position fen " + fen for fen in bad] + ["d", "quit"]
+    proc = subprocess.run([sys.executable, "-m", "engine"], input="\n".join(script) + "\n",
+                          capture_output=True, encoding="utf-8", cwd=str(REPO), timeout=60)
+    lines = proc.stdout.splitlines()
+    errors = [line for line in lines if line.startswith("info string error: ")]
+    assert len(errors) == len(bad), errors
+    for line in errors:
+        assert line.startswith("info string error: bad FEN ") and line.endswith("(position unchanged)"), line
+    assert "Fen: " + good in lines
+    assert proc.stdout.isascii()
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 0

@@ -1,4 +1,4 @@
-"""Perft suites from ../shared/data/perft against their published counts (and python-chess
+"""Perft suites from data/perft against their published counts (and python-chess
 where a depth has no published count).  Deep runs are marked slow (`make test-slow`)."""
 
 import random

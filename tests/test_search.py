@@ -1,10 +1,9 @@
 """Search: mates with the right scores, draws, legal moves under every limit, MultiPV,
-searchmoves, stopping, the transposition table, SEE and the bench signature."""
+searchmoves, stopping, SEE and the bench signature (the table itself: tests/test_tt.py)."""
 
-import sys
+import platform
 import threading
 import time
-import tracemalloc
 
 import pytest
 
@@ -12,11 +11,9 @@ from engine.movegen import generate_moves
 from engine.notation import move_to_uci
 from engine.ordering import see, see_ge
 from engine.position import Position
-from engine.search import Searcher, run_bench, BENCH_POSITIONS
+from engine.search import Searcher, run_bench, CHECK_INTERVAL
 from engine.timeman import Limits, TimeManager
-from engine.tt import (TranspositionTable, SplitTranspositionTable, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, ENTRY_BYTES,
-                       entry_count)
-from engine.types import VALUE_MATE, VALUE_NONE
+from engine.tt import BOUND_UPPER
 
 
 def run(fen, depth=None, nodes=None, multipv=1, searchmoves=(), movetime=None, searcher=None):
@@ -30,6 +27,12 @@ def run(fen, depth=None, nodes=None, multipv=1, searchmoves=(), movetime=None, s
     best, ponder = searcher.search(pos, limits, TimeManager(limits, pos.turn), infos.append, multipv)
     assert pos.fen() == Position(fen).fen(), "search did not restore the position"
     return best, ponder, infos
+
+
+# Wall-clock bounds: a loaded machine may delay a thread this much; a search that ignores
+# its deadline or the stop flag overruns by far more.
+SLACK_S = 2.0
+STALL_S = 10.0
 
 
 def last_main_line(infos):
@@ -108,6 +111,16 @@ def test_fifty_move_rule_draws():
     assert last_main_line(run("8/8/8/4k3/8/8/8/4K2Q w - - 0 80", depth=4)[2]).get("score") > 500
 
 
+def test_checkmate_outranks_the_fifty_move_rule():
+    # Ra8 mates on the 100th halfmove: the game ends in mate, not in a draw
+    best, _, infos = run("7k/8/6K1/8/8/8/8/R7 w - - 99 100", depth=4)
+    assert move_to_uci(best) == "a1a8"
+    assert last_main_line(infos).get("mate") == 1
+    # a check at the 100th halfmove that leaves a legal reply is still a draw
+    infos = run("7k/8/8/8/8/8/8/R5K1 w - - 99 100", depth=4)[2]
+    assert last_main_line(infos).get("score") == 0
+
+
 def test_insufficient_material_draws():
     assert last_main_line(run("8/8/4k3/8/8/3NK3/8/8 w - - 0 1", depth=4)[2]).get("score") == 0
 
@@ -162,12 +175,12 @@ def test_stop_flag_is_quick():
         searcher.search(pos, limits, TimeManager(limits, pos.turn))))
     thread.start()
     time.sleep(0.5)
-    t0 = time.perf_counter()
     searcher.stop()
-    thread.join(5)
-    latency = time.perf_counter() - t0
-    assert not thread.is_alive()
-    assert latency < 0.25, "stop took %.0f ms" % (latency * 1000)
+    nodes_at_stop = searcher.nodes
+    thread.join(STALL_S)
+    assert not thread.is_alive(), "the search ignored stop"
+    # counted in nodes, not seconds, so a loaded machine cannot fail it
+    assert searcher.nodes - nodes_at_stop <= CHECK_INTERVAL
     assert result[0][0] in generate_moves(pos)
     assert pos.fen() == fen
 
@@ -175,7 +188,8 @@ def test_stop_flag_is_quick():
 def test_movetime_respected():
     t0 = time.perf_counter()
     best, _, _ = run(Position().fen(), movetime=300)
-    assert time.perf_counter() - t0 < 0.6
+    elapsed = time.perf_counter() - t0
+    assert 0.1 <= elapsed < 0.3 + SLACK_S, "movetime 300 took %.0f ms" % (elapsed * 1000)
     assert best in generate_moves(Position())
 
 
@@ -186,59 +200,6 @@ def test_report_fields():
                 "bound"} <= set(info)
         assert ("score" in info) != ("mate" in info)
     assert [i["depth"] for i in infos] == [1, 2, 3]
-
-
-# ---------------------------------------------------------------------- transposition table
-@pytest.mark.parametrize("table", [TranspositionTable, SplitTranspositionTable])
-def test_tt_store_probe_and_mate_adjustment(table):
-    tt = table(1)
-    key = 0x123456789ABCDEF0
-    tt.store(key, 3, 1234, VALUE_MATE - 10, 55, 7, BOUND_EXACT)
-    move, score, ev, depth, bound = tt.probe(key, 3)
-    assert (move, score, ev, depth, bound) == (1234, VALUE_MATE - 10, 55, 7, BOUND_EXACT)
-    # the same mate seen from a node two plies deeper is two plies further from the root
-    assert tt.probe(key, 5)[1] == VALUE_MATE - 12
-    tt.store(key + 1, 4, 99, -VALUE_MATE + 20, VALUE_NONE, 2, BOUND_UPPER)
-    assert tt.probe(key + 1, 2)[1:] == (-VALUE_MATE + 18, VALUE_NONE, 2, BOUND_UPPER)
-    # another key in the same slot is not a hit
-    assert tt.probe(key ^ (1 << 40), 3) is None
-    assert tt.probe(0, 0) is None
-
-
-@pytest.mark.parametrize("table", [TranspositionTable, SplitTranspositionTable])
-def test_tt_replacement_prefers_depth_within_a_search(table):
-    tt = table(1)
-    key = 0xDEADBEEF12345678
-    other = key + tt.size * (1 << 33)                # lands on the same slot
-    assert other % tt.size == key % tt.size
-    tt.store(key, 0, 11, 100, 0, 12, BOUND_LOWER)
-    tt.store(other, 0, 22, 50, 0, 1, BOUND_UPPER)     # shallow: does not evict
-    assert tt.probe(key, 0)[0] == 11 and tt.probe(other, 0) is None
-    tt.store(key, 0, 0, 120, 0, 13, BOUND_LOWER)      # no move: the old move is kept
-    assert tt.probe(key, 0)[:2] == (11, 120)
-    tt.new_search()
-    tt.store(other, 0, 22, 50, 0, 1, BOUND_UPPER)     # older search: evicted
-    assert tt.probe(other, 0)[0] == 22 and tt.probe(key, 0) is None
-
-
-def test_tt_memory_matches_hash_option():
-    """A full table costs Hash MB: 8 bytes of list slot plus one int object per entry."""
-    mb = 2
-    tracemalloc.start()
-    base = tracemalloc.get_traced_memory()[0]
-    tt = TranspositionTable(mb)
-    for _ in range(3):
-        tt.new_search()                              # a high age: the widest entries
-    for i in range(tt.size):
-        tt.store(i | (0xFEDCBA98 + i) << 32, 0, 4095, -123, -45, 9, BOUND_EXACT)
-    used = tracemalloc.get_traced_memory()[0] - base
-    tracemalloc.stop()
-    assert tt.size == entry_count(mb) == mb * 2 ** 20 // ENTRY_BYTES
-    entry = tt.table[tt.size // 2]
-    assert used < tt.size * (8 + sys.getsizeof(entry)) * 1.02
-    # tracemalloc counts requested bytes; pymalloc hands out 16-byte multiples
-    assert 8 + -(-sys.getsizeof(entry) // 16) * 16 == ENTRY_BYTES
-    assert tt.hashfull() == 1000
 
 
 # ---------------------------------------------------------------------- SEE
@@ -256,11 +217,17 @@ def test_see(fen, uci, value):
 
 
 # ---------------------------------------------------------------------- bench
-def test_bench_signature_is_deterministic():
-    positions = BENCH_POSITIONS[:4]
-    first = run_bench(3, positions=positions)[0]
-    assert first > 0
-    assert run_bench(3, positions=positions)[0] == first
+# run_bench()'s node total (`python -m engine bench`), per interpreter because PyPy's table
+# holds more entries per MB.  It changes only with a deliberate change to the search (or to
+# what it depends on: evaluation, ordering, move generation order, the table); update both
+# numbers in that commit and say so in its message.
+BENCH_NODES = {"CPython": 111777, "PyPy": 111434}
+
+
+def test_bench_signature_is_pinned():
+    implementation = platform.python_implementation()
+    assert implementation in BENCH_NODES, "no bench signature pinned for " + implementation
+    assert run_bench()[0] == BENCH_NODES[implementation]
 
 
 def test_ponder_runs_until_ponderhit_then_keeps_the_clock():
@@ -277,9 +244,11 @@ def test_ponder_runs_until_ponderhit_then_keeps_the_clock():
     assert thread.is_alive(), "a pondering search must not stop on its own clock"
     t0 = time.perf_counter()
     timeman.ponderhit()
-    thread.join(5)
-    assert not thread.is_alive()
-    assert time.perf_counter() - t0 < 0.6
+    thread.join(STALL_S)
+    assert not thread.is_alive(), "the search ignored its clock after ponderhit"
+    # the 200 ms (less the move overhead) run from the ponderhit, not from the go
+    elapsed = time.perf_counter() - t0
+    assert 0.1 <= elapsed < 0.2 + SLACK_S, "searched %.0f ms after ponderhit" % (elapsed * 1000)
     assert result[0][0] in generate_moves(pos)
 
 

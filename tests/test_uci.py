@@ -26,7 +26,7 @@ import chess.engine  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "uci_bad_input.txt"
-SHARED_DATA = REPO.parent / "shared" / "data"
+SHARED_DATA = REPO / "data"     # the repository's copy of ../shared/data
 FRC_OPENINGS = SHARED_DATA / "openings" / "FRC_openings.epd"
 STOCKFISH = "/usr/games/stockfish"
 ENGINE_CMD = [sys.executable, "-m", "engine"]
