@@ -10,8 +10,7 @@ there is nothing to switch off, and BASILISK_EVAL / BASILISK_SEARCH turn them ba
     python scripts/ablations.py mobility      # prints: BASILISK_EVAL=MOBILITY_PERCENT=0
 
 The A/B matches themselves run scripts/match.py with the feature on for one side and this
-environment for the other; the results are in the docstrings of engine/search.py and
-engine/evaluate.py.
+environment for the other; the results are in docs/measurements.md.
 """
 
 import sys

@@ -13,6 +13,8 @@ Positions already decided (static evaluation beyond --max-eval centipawns) are s
 from those both colours win, and the pair only adds noise.
 """
 
+from __future__ import annotations   # `str | None` annotations on Python 3.9 (pypy3)
+
 import argparse
 import sys
 from pathlib import Path
