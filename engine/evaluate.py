@@ -347,8 +347,8 @@ def evaluate(pos):
     if score is not None:
         return score
     bbs = pos.bbs
-    wp = bbs[PAWN]
-    bp = bbs[8 | PAWN]
+    wp, wn, wb, wr, wq, wk = bbs[PAWN:KING + 1]
+    bp, bn, bb, br, bq, bk = bbs[8 | PAWN:8 | KING + 1]
     key = (wp, bp)
     entry = _pawn_cache.get(key)
     if entry is None:
@@ -359,162 +359,102 @@ def evaluate(pos):
     s += pos.psq
     occ_w, occ_b = pos.occ
     occ = occ_w | occ_b
-    wn, wb, wr, wq, wk = bbs[KNIGHT], bbs[BISHOP], bbs[ROOK], bbs[QUEEN], bbs[KING]
-    bn, bb, br, bq, bk = bbs[8 | KNIGHT], bbs[8 | BISHOP], bbs[8 | ROOK], bbs[8 | QUEEN], bbs[8 | KING]
     phase = popcount(wn | bn | wb | bb) + 2 * popcount(wr | br) + 4 * popcount(wq | bq)
     if phase > MAX_PHASE:
         phase = MAX_PHASE
     wksq = wk.bit_length() - 1
     bksq = bk.bit_length() - 1
 
-    # white pieces: mobility, attacks on the black king zone, rook files
-    area = ~(occ_w | b_patt)
-    zone = KING_ZONE[bksq]
-    attackers = units = 0
-    b_ = wn
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        att = KNIGHT_ATTACKS[low.bit_length() - 1]
-        s += MOB_KNIGHT[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_N * popcount(att)
-    b_ = wb
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
-        s += MOB_BISHOP[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_B * popcount(att)
-    b_ = wr
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
-        s += MOB_ROOK[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_R * popcount(att)
-        if ROOK_FILES_ON:
-            file_bb = BB_FILES[sq & 7]
-            if not file_bb & wp:
-                s += ROOK_SEMI_PACKED if file_bb & bp else ROOK_OPEN_PACKED
-    b_ = wq
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]] | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
-        s += MOB_QUEEN[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_Q * popcount(att)
-    if attackers > 1 and (wq or not KING_ATTACK_NEEDS_QUEEN):
-        s += units * KING_DANGER[attackers] // 10000
+    # Each side's terms once, from its own view, with what differs between the colours in
+    # the two rows below; `area` is where mobility counts (not own pieces, not attacked by
+    # enemy pawns), square ^ flip is the square seen from white's side and step is one rank
+    # forward.  A side's sum is added to the white-view score for white, taken for black.
+    for (us, knights, bishops, rooks, queens, own_pawns, enemy_pawns, own_occ, enemy_occ, area,
+         ksq, enemy_ksq, own_passed, flip, step) in (
+            (WHITE, wn, wb, wr, wq, wp, bp, occ_w, occ_b, ~(occ_w | b_patt), wksq, bksq, w_passed, 0, 8),
+            (BLACK, bn, bb, br, bq, bp, wp, occ_b, occ_w, ~(occ_b | w_patt), bksq, wksq, b_passed, 56, -8)):
+        # mobility, attacks on the enemy king zone, rook files
+        zone = KING_ZONE[enemy_ksq]
+        side = attackers = units = 0
+        b_ = knights
+        while b_:
+            low = b_ & -b_
+            b_ ^= low
+            att = KNIGHT_ATTACKS[low.bit_length() - 1]
+            side += MOB_KNIGHT[popcount(att & area)]
+            att &= zone
+            if att:
+                attackers += 1
+                units += UNITS_N * popcount(att)
+        b_ = bishops
+        if b_ & (b_ - 1):
+            side += BISHOP_PAIR_PACKED
+        while b_:
+            low = b_ & -b_
+            b_ ^= low
+            sq = low.bit_length() - 1
+            att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
+            side += MOB_BISHOP[popcount(att & area)]
+            att &= zone
+            if att:
+                attackers += 1
+                units += UNITS_B * popcount(att)
+        b_ = rooks
+        while b_:
+            low = b_ & -b_
+            b_ ^= low
+            sq = low.bit_length() - 1
+            att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
+            side += MOB_ROOK[popcount(att & area)]
+            att &= zone
+            if att:
+                attackers += 1
+                units += UNITS_R * popcount(att)
+            if ROOK_FILES_ON:
+                file_bb = BB_FILES[sq & 7]
+                if not file_bb & own_pawns:
+                    side += ROOK_SEMI_PACKED if file_bb & enemy_pawns else ROOK_OPEN_PACKED
+        b_ = queens
+        while b_:
+            low = b_ & -b_
+            b_ ^= low
+            sq = low.bit_length() - 1
+            att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]] | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
+            side += MOB_QUEEN[popcount(att & area)]
+            att &= zone
+            if att:
+                attackers += 1
+                units += UNITS_Q * popcount(att)
+        if attackers > 1 and (queens or not KING_ATTACK_NEEDS_QUEEN):
+            side += units * KING_DANGER[attackers] // 10000
 
-    # black pieces, the same from the other side
-    area = ~(occ_b | w_patt)
-    zone = KING_ZONE[wksq]
-    attackers = units = 0
-    b_ = bn
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        att = KNIGHT_ATTACKS[low.bit_length() - 1]
-        s -= MOB_KNIGHT[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_N * popcount(att)
-    b_ = bb
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
-        s -= MOB_BISHOP[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_B * popcount(att)
-    b_ = br
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
-        s -= MOB_ROOK[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_R * popcount(att)
-        if ROOK_FILES_ON:
-            file_bb = BB_FILES[sq & 7]
-            if not file_bb & bp:
-                s -= ROOK_SEMI_PACKED if file_bb & wp else ROOK_OPEN_PACKED
-    b_ = bq
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]] | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
-        s -= MOB_QUEEN[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_Q * popcount(att)
-    if attackers > 1 and (bq or not KING_ATTACK_NEEDS_QUEEN):
-        s -= units * KING_DANGER[attackers] // 10000
+        # pawn shield (middlegame)
+        side += (SHIELD_NEAR * popcount(SHIELD_NEAR_BB[us][ksq] & own_pawns)
+                 + SHIELD_FAR * popcount(SHIELD_FAR_BB[us][ksq] & own_pawns))
 
-    # pawn shields (middlegame)
-    s += (SHIELD_NEAR * popcount(SHIELD_NEAR_BB[WHITE][wksq] & wp)
-          + SHIELD_FAR * popcount(SHIELD_FAR_BB[WHITE][wksq] & wp)
-          - SHIELD_NEAR * popcount(SHIELD_NEAR_BB[BLACK][bksq] & bp)
-          - SHIELD_FAR * popcount(SHIELD_FAR_BB[BLACK][bksq] & bp))
+        # passed pawns: king proximity to the stop square (endgame)
+        b_ = own_passed
+        while b_:
+            low = b_ & -b_
+            b_ ^= low
+            sq = low.bit_length() - 1
+            rank = (sq ^ flip) >> 3
+            if rank >= 3:
+                stop = sq + step
+                side += ((PASSER_ENEMY_KING * DISTANCE[enemy_ksq][stop]
+                          - PASSER_OWN_KING * DISTANCE[ksq][stop]) * (rank - 2)) << 16
 
-    if wb & (wb - 1):
-        s += BISHOP_PAIR_PACKED
-    if bb & (bb - 1):
-        s -= BISHOP_PAIR_PACKED
+        # mop-up against a bare king
+        if not enemy_occ & (enemy_occ - 1) and own_occ & (own_occ - 1):
+            side += mopup(pos, us) << 16
 
-    # passed pawns: king proximity to the stop square (endgame)
-    b_ = w_passed
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        rank = sq >> 3
-        if rank >= 3:
-            stop = sq + 8
-            s += ((PASSER_ENEMY_KING * DISTANCE[bksq][stop] - PASSER_OWN_KING * DISTANCE[wksq][stop])
-                  * (rank - 2)) << 16
-    b_ = b_passed
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        rank = 7 - (sq >> 3)
-        if rank >= 3:
-            stop = sq - 8
-            s -= ((PASSER_ENEMY_KING * DISTANCE[wksq][stop] - PASSER_OWN_KING * DISTANCE[bksq][stop])
-                  * (rank - 2)) << 16
+        if us == WHITE:
+            s += side
+        else:
+            s -= side
 
     if TEMPO_PACKED:
         s += TEMPO_PACKED if pos.turn == WHITE else -TEMPO_PACKED
-    if occ_b == bk and occ_w != wk:
-        s += mopup(pos, WHITE) << 16
-    elif occ_w == wk and occ_b != bk:
-        s -= mopup(pos, BLACK) << 16
-
     mg = ((s + 0x8000) & 0xFFFF) - 0x8000
     eg = (s - mg) >> 16
     if pos.turn == BLACK:
