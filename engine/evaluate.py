@@ -56,9 +56,9 @@ each played with both colours, adjudication on, 200 games; Elo of the first side
 import os
 
 from engine.bitboard import (BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES, BB_DARK_SQUARES,
-                             fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK,
-                             BISHOP_TABLE, BISHOP_MASK, popcount, squares_of)
-from engine.psqt import pack, unpack
+                             fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE, ROOK_MASK,
+                             BISHOP_TABLE, BISHOP_MASK, popcount)
+from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 
 # --- Weights (centipawns, (mg, eg)) ------------------------------------------------------
@@ -262,7 +262,7 @@ def clear_cache():
     _eval_cache.clear()
 
 
-# --- Phase, scaling, mop-up (shared by both paths) --------------------------------------
+# --- Phase, scaling, mop-up (fast path) -------------------------------------------------
 def game_phase(pos):
     """24 with all pieces on the board, 0 with none but kings and pawns."""
     bbs = pos.bbs
@@ -330,7 +330,7 @@ def _blend(pos, mg, eg, phase):
 
 
 def _scaled(pos, score, phase, w_passed, b_passed):
-    """The blended score with the drawish-ending scale applied.  Shared by both paths."""
+    """The blended score with the drawish-ending scale applied."""
     if score and phase <= SCALE_MAX_PHASE:
         us = pos.turn
         strong = us if score > 0 else us ^ 1
@@ -468,56 +468,166 @@ def evaluate(pos):
     return score
 
 
-# --- The slow path: each term on its own -------------------------------------------------
+# --- The reference path: every term from its definition ----------------------------------
+# Square by square on the mailbox (pos.board), with its own steps and ray walks, distances,
+# piece-square lookups and endgame rules: it shares only the weights above with the fast
+# path, so a wrong table on either side shows up as a disagreement in the tests.
 TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: doubled",
               "pawns: backward", "passed: king distance", "mobility", "king attack",
               "king shield", "bishop pair", "rook files", "tempo", "mop-up")
 
+_KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
+_KING_STEPS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
+_DIAGONAL_RAYS = ((1, 1), (-1, 1), (1, -1), (-1, -1))
+_STRAIGHT_RAYS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+_RAYS = {BISHOP: _DIAGONAL_RAYS, ROOK: _STRAIGHT_RAYS, QUEEN: _DIAGONAL_RAYS + _STRAIGHT_RAYS}
 
-def _pawn_facts(pos, color):
-    """Per own pawn square: (is_passed, is_isolated, is_doubled, is_backward), by scanning squares."""
-    own = pos.bbs[color << 3 | PAWN]
-    enemy = pos.bbs[(color ^ 1) << 3 | PAWN]
-    fwd = 1 if color == WHITE else -1
-    own_sqs = squares_of(own)
-    enemy_sqs = squares_of(enemy)
+
+def _attacked_by(board, sq):
+    """Squares the piece on sq attacks: one step for pawns, knights and kings, and for
+    sliders each ray up to and including the first occupied square."""
+    piece = board[sq]
+    kind, f, r = piece & 7, sq & 7, sq >> 3
+    if kind == PAWN:
+        forward = 1 if piece >> 3 == WHITE else -1
+        steps = ((-1, forward), (1, forward))
+    elif kind == KNIGHT:
+        steps = _KNIGHT_STEPS
+    elif kind == KING:
+        steps = _KING_STEPS
+    else:
+        steps = ()
+    out = {(r + dr) * 8 + f + df for df, dr in steps if 0 <= f + df < 8 and 0 <= r + dr < 8}
+    for df, dr in _RAYS.get(kind, ()):
+        tf, tr = f + df, r + dr
+        while 0 <= tf < 8 and 0 <= tr < 8:
+            out.add(tr * 8 + tf)
+            if board[tr * 8 + tf]:
+                break
+            tf, tr = tf + df, tr + dr
+    return out
+
+
+def _king_distance(a, b):
+    return max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3)))
+
+
+def _is_light(sq):
+    return ((sq & 7) + (sq >> 3)) % 2 == 1       # a1 is dark, h1 light
+
+
+class _Side:
+    """One colour's pieces read off the board, and what the reference terms ask of them."""
+
+    def __init__(self, board, color):
+        self.color = color
+        self.forward = 1 if color == WHITE else -1
+        self.squares = {pt: [sq for sq in range(64) if board[sq] == color << 3 | pt]
+                        for pt in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING)}
+        self.king = self.squares[KING][0]
+        self.occupied = {sq for sq in range(64) if board[sq] and board[sq] >> 3 == color}
+        self.pawn_attacks = set()
+        for sq in self.squares[PAWN]:
+            self.pawn_attacks |= _attacked_by(board, sq)
+
+    def relative_rank(self, sq):
+        return sq >> 3 if self.color == WHITE else 7 - (sq >> 3)
+
+    def count(self, pt):
+        return len(self.squares[pt])
+
+    def non_pawn_material(self):
+        return (VALUE_KNIGHT_MG * self.count(KNIGHT) + VALUE_BISHOP_MG * self.count(BISHOP)
+                + VALUE_ROOK_MG * self.count(ROOK) + VALUE_QUEEN_MG * self.count(QUEEN))
+
+
+def _pawn_facts(own, enemy):
+    """{own pawn square: (passed, isolated, doubled, backward)}, each by its definition."""
     facts = {}
-    for sq in own_sqs:
-        f, r = sq & 7, sq >> 3
-        ahead = (lambda rr: rr > r) if color == WHITE else (lambda rr: rr < r)
-        passed = (not any(abs((e & 7) - f) <= 1 and ahead(e >> 3) for e in enemy_sqs)
-                  and not any((o & 7) == f and ahead(o >> 3) for o in own_sqs))
-        isolated = not any(abs((o & 7) - f) == 1 for o in own_sqs)
-        doubled = any((o & 7) == f and ahead(o >> 3) for o in own_sqs)
-        supported_later = any(abs((o & 7) - f) == 1 and not ahead(o >> 3) for o in own_sqs)
-        stop = sq + 8 * fwd
-        stop_attacked = any(PAWN_ATTACKS[color ^ 1][e] >> stop & 1 for e in enemy_sqs)
-        backward = not isolated and not supported_later and stop_attacked
+    for sq in own.squares[PAWN]:
+        f, rank = sq & 7, own.relative_rank(sq)
+        # file offsets (-1, 0, +1 are this and the adjacent files) of the other pawns
+        own_ahead = {(o & 7) - f for o in own.squares[PAWN] if own.relative_rank(o) > rank}
+        own_not_ahead = {(o & 7) - f for o in own.squares[PAWN]
+                         if o != sq and own.relative_rank(o) <= rank}
+        enemy_ahead = {(e & 7) - f for e in enemy.squares[PAWN] if own.relative_rank(e) > rank}
+        # passed: no enemy pawn ahead on its own or an adjacent file, and the front pawn
+        # of its file (those behind it are blocked by it)
+        passed = not enemy_ahead & {-1, 0, 1} and 0 not in own_ahead
+        isolated = not (own_ahead | own_not_ahead) & {-1, 1}
+        doubled = 0 in own_ahead
+        # backward: no own pawn on an adjacent file level with it or behind it to support
+        # its advance, and the square in front attacked by an enemy pawn (isolated pawns
+        # are paid for already)
+        backward = (not isolated and not own_not_ahead & {-1, 1}
+                    and sq + 8 * own.forward in enemy.pawn_attacks)
         facts[sq] = (passed, isolated, doubled, backward)
     return facts
 
 
-def _side_terms(pos, color):
+def _reference_mopup(own, enemy):
+    """Endgame bonus for driving a bare king (enemy's) to the edge; 0 without mating material."""
+    bishops, knights = own.squares[BISHOP], own.squares[KNIGHT]
+    heavy = own.count(QUEEN) + own.count(ROOK)
+    both_bishop_colours = len({_is_light(sq) for sq in bishops}) == 2
+    if not (heavy or both_bishop_colours or (bishops and knights)):
+        return 0
+    king = enemy.king
+    # Manhattan distance to the nearest of d4, e4, d5, e5
+    edge = min(abs((king & 7) - cf) + abs((king >> 3) - cr) for cf in (3, 4) for cr in (3, 4))
+    if not heavy and knights and len(bishops) == 1:
+        # KBN: mate can only be forced in a corner of the bishop's square colour
+        corners = [c for c in (0, 7, 56, 63) if _is_light(c) == _is_light(bishops[0])]
+        edge = 2 * (7 - min(_king_distance(king, c) for c in corners))
+    kings_apart = abs((king & 7) - (own.king & 7)) + abs((king >> 3) - (own.king >> 3))
+    return MOPUP_EDGE * edge + MOPUP_KINGS * (14 - kings_apart)
+
+
+def _reference_scale(strong, weak, strong_passed):
+    """Out of 64: how much of its lead the stronger side keeps in drawish endings."""
+    npm_s, npm_w = strong.non_pawn_material(), weak.non_pawn_material()
+    if not strong.count(PAWN):
+        if npm_s - npm_w <= VALUE_BISHOP_MG:
+            # at most a minor piece up, without pawns: KB v K, KR v KB, KRB v KR ...
+            if npm_s < VALUE_ROOK_MG:
+                return 0
+            return 4 if npm_w <= VALUE_BISHOP_MG else 14
+        if npm_s == 2 * VALUE_KNIGHT_MG and strong.count(KNIGHT) == 2:
+            # two knights cannot force mate (against pawns they sometimes can)
+            return 16 if weak.count(PAWN) else 0
+    if (strong.count(BISHOP) == 1 and weak.count(BISHOP) == 1
+            and _is_light(strong.squares[BISHOP][0]) != _is_light(weak.squares[BISHOP][0])):
+        # opposite-coloured bishops: very drawish alone, somewhat with other pieces
+        if npm_s == npm_w == VALUE_BISHOP_MG:
+            return min(SCALE_NORMAL, 18 + 4 * strong_passed)
+        return 46
+    return SCALE_NORMAL
+
+
+def _reference_side_terms(pos, own, enemy, facts):
     """Each term for one side, as (mg, eg) from that side's view."""
-    bbs = pos.bbs
-    us, them = color << 3, (color ^ 1) << 3
-    occ = pos.occ[0] | pos.occ[1]
-    terms = dict.fromkeys(TERM_NAMES[1:], (0, 0))
+    board = pos.board
+    terms = dict.fromkeys(TERM_NAMES, (0, 0))
 
     def add(name, mg, eg):
-        a, b = terms[name]
-        terms[name] = (a + mg, b + eg)
+        terms[name] = (terms[name][0] + mg, terms[name][1] + eg)
 
-    for sq, (passed, isolated, doubled, backward) in _pawn_facts(pos, color).items():
-        rel_rank = (sq >> 3) if color == WHITE else 7 - (sq >> 3)
+    for pt in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING):
+        for sq in own.squares[pt]:
+            # the tables are drawn from white's side: black reads its rank mirrored
+            table_sq = sq if own.color == WHITE else (7 - (sq >> 3)) * 8 + (sq & 7)
+            add("material+pst", MATERIAL_MG[pt] + PST_MG[pt][table_sq],
+                MATERIAL_EG[pt] + PST_EG[pt][table_sq])
+
+    for sq, (passed, isolated, doubled, backward) in facts.items():
+        rank = own.relative_rank(sq)
         if passed:
-            add("pawns: passed", PASSED_MG[rel_rank], PASSED_EG[rel_rank])
-            if rel_rank >= 3:
-                stop = sq + 8 if color == WHITE else sq - 8
-                d_them = DISTANCE[pos.king_square(color ^ 1)][stop]
-                d_us = DISTANCE[pos.king_square(color)][stop]
+            add("pawns: passed", PASSED_MG[rank], PASSED_EG[rank])
+            if rank >= 3:
+                stop = sq + 8 * own.forward
                 add("passed: king distance", 0,
-                    (PASSER_ENEMY_KING * d_them - PASSER_OWN_KING * d_us) * (rel_rank - 2))
+                    (PASSER_ENEMY_KING * _king_distance(enemy.king, stop)
+                     - PASSER_OWN_KING * _king_distance(own.king, stop)) * (rank - 2))
         if isolated:
             add("pawns: isolated", *ISOLATED)
         if doubled:
@@ -525,71 +635,76 @@ def _side_terms(pos, color):
         if backward:
             add("pawns: backward", *BACKWARD)
 
-    enemy_pawn_attacks = 0
-    for e in squares_of(bbs[them | PAWN]):
-        enemy_pawn_attacks |= PAWN_ATTACKS[color ^ 1][e]
-    safe = ~(pos.occ[color] | enemy_pawn_attacks)
-    zone = KING_ZONE[pos.king_square(color ^ 1)]
+    # mobility: attacked squares neither held by own pieces nor attacked by enemy pawns;
+    # king attack: pieces hitting the enemy king's square or its neighbours
+    king_zone = {sq for sq in range(64) if _king_distance(sq, enemy.king) <= 1}
     attackers = units = 0
     for pt in (KNIGHT, BISHOP, ROOK, QUEEN):
-        for sq in squares_of(bbs[us | pt]):
-            if pt == KNIGHT:
-                att = KNIGHT_ATTACKS[sq]
-            elif pt == BISHOP:
-                att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
-            elif pt == ROOK:
-                att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
-            else:
-                att = (ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
-                       | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]])
-            n = popcount(att & safe) - MOBILITY_CENTRE[pt]
+        for sq in own.squares[pt]:
+            attacked = _attacked_by(board, sq)
+            n = len(attacked - own.occupied - enemy.pawn_attacks) - MOBILITY_CENTRE[pt]
             add("mobility", MOBILITY_WEIGHT[pt][0] * n * MOBILITY_PERCENT // 100,
                 MOBILITY_WEIGHT[pt][1] * n * MOBILITY_PERCENT // 100)
-            if att & zone:
+            hits = len(attacked & king_zone)
+            if hits:
                 attackers += 1
-                units += KING_ATTACK_UNITS[pt] * popcount(att & zone)
-            if pt == ROOK and not BB_FILES[sq & 7] & bbs[us | PAWN]:
-                add("rook files", *(ROOK_SEMI_OPEN_FILE if BB_FILES[sq & 7] & bbs[them | PAWN]
-                                    else ROOK_OPEN_FILE))
-    if attackers > 1 and (bbs[us | QUEEN] or not KING_ATTACK_NEEDS_QUEEN):
-        add("king attack", units * KING_DANGER[attackers] // 10000, 0)
+                units += KING_ATTACK_UNITS[pt] * hits
+            if pt == ROOK:
+                file_pawns = {board[s] >> 3 for s in range(sq & 7, 64, 8) if board[s] & 7 == PAWN}
+                if own.color not in file_pawns:
+                    add("rook files", *(ROOK_SEMI_OPEN_FILE if file_pawns else ROOK_OPEN_FILE))
+    if attackers > 1 and (own.count(QUEEN) or not KING_ATTACK_NEEDS_QUEEN):
+        add("king attack", units * ATTACKER_WEIGHT[attackers] * KING_ATTACK_PERCENT // 10000, 0)
 
-    ksq = pos.king_square(color)
-    add("king shield", SHIELD_NEAR * popcount(SHIELD_NEAR_BB[color][ksq] & bbs[us | PAWN])
-        + SHIELD_FAR * popcount(SHIELD_FAR_BB[color][ksq] & bbs[us | PAWN]), 0)
-    if popcount(bbs[us | BISHOP]) >= 2:
+    # pawn shield: own pawns on the three files around a king on its first two ranks,
+    # one and two ranks in front of it
+    king_rank = own.relative_rank(own.king)
+    if king_rank <= 1:
+        near = far = 0
+        for sq in own.squares[PAWN]:
+            if abs((sq & 7) - (own.king & 7)) <= 1:
+                near += own.relative_rank(sq) == king_rank + 1
+                far += own.relative_rank(sq) == king_rank + 2
+        add("king shield", SHIELD_NEAR * near + SHIELD_FAR * far, 0)
+
+    if own.count(BISHOP) >= 2:
         add("bishop pair", *BISHOP_PAIR)
-    if pos.turn == color:
+    if pos.turn == own.color:
         add("tempo", *TEMPO)
-    if pos.occ[color ^ 1] == bbs[them | KING] and pos.occ[color] != bbs[us | KING]:
-        add("mop-up", 0, mopup(pos, color))
+    if len(enemy.occupied) == 1 and len(own.occupied) > 1:
+        add("mop-up", 0, _reference_mopup(own, enemy))
     return terms
 
 
 def evaluate_terms(pos):
-    """Every term as (white mg, white eg), then 'phase', 'blended' (the tapered sum),
-    'scale' (out of 64) and 'total' (evaluate's result): all from white's point of view,
-    like the table the UCI ``eval`` command prints."""
-    white = _side_terms(pos, WHITE)
-    black = _side_terms(pos, BLACK)
-    out = {"material+pst": unpack(pos.psq)}
-    for name in TERM_NAMES[1:]:
-        out[name] = (white[name][0] - black[name][0], white[name][1] - black[name][1])
-    mg = sum(v[0] for v in out.values())
-    eg = sum(v[1] for v in out.values())
-    phase = game_phase(pos)
-    blended = _blend(pos, mg, eg, phase)
-    w_passed = sum(1 << sq for sq, f in _pawn_facts(pos, WHITE).items() if f[0])
-    b_passed = sum(1 << sq for sq, f in _pawn_facts(pos, BLACK).items() if f[0])
+    """The reference evaluation, term by term: each term as (white mg, white eg), then
+    'phase', 'blended' (the tapered sum), 'scale' (out of 64) and 'total' (what
+    ``evaluate`` must return), all from white's point of view, as the UCI ``eval`` prints."""
+    sides = [_Side(pos.board, WHITE), _Side(pos.board, BLACK)]
+    facts = [_pawn_facts(sides[WHITE], sides[BLACK]), _pawn_facts(sides[BLACK], sides[WHITE])]
+    white = _reference_side_terms(pos, sides[WHITE], sides[BLACK], facts[WHITE])
+    black = _reference_side_terms(pos, sides[BLACK], sides[WHITE], facts[BLACK])
+    out = {name: (white[name][0] - black[name][0], white[name][1] - black[name][1])
+           for name in TERM_NAMES}
+    mg = sum(out[name][0] for name in TERM_NAMES)
+    eg = sum(out[name][1] for name in TERM_NAMES)
+    phase = min(MAX_PHASE, sum(PHASE_WEIGHTS.get(pos.board[sq] & 7, 0)
+                               for sq in range(64) if pos.board[sq]))
+    # tapered from the side to move's view, so that rounding down is the same for both
+    us = pos.turn
+    sign = 1 if us == WHITE else -1
+    blended = (sign * mg * phase + sign * eg * (MAX_PHASE - phase)) // MAX_PHASE
     scale = SCALE_NORMAL
     if blended and phase <= SCALE_MAX_PHASE:
-        strong = pos.turn if blended > 0 else pos.turn ^ 1
-        scale = scale_factor(pos, strong, w_passed if strong == WHITE else b_passed)
-    sign = 1 if pos.turn == WHITE else -1
+        strong = us if blended > 0 else us ^ 1
+        strong_passed = sum(f[0] for f in facts[strong].values())
+        scale = _reference_scale(sides[strong], sides[strong ^ 1], strong_passed)
+    # scaled toward zero
+    total = abs(blended) * scale // SCALE_NORMAL * (1 if blended >= 0 else -1)
     out["phase"] = phase
     out["blended"] = sign * blended
     out["scale"] = scale
-    out["total"] = sign * _scaled(pos, blended, phase, w_passed, b_passed)
+    out["total"] = sign * total
     return out
 
 
