@@ -15,7 +15,7 @@ from engine.evaluate import (evaluate, evaluate_terms, game_phase, clear_cache, 
 from engine.movegen import generate_moves
 from engine.position import Position
 from engine.psqt import PSQ, PST_MG, PST_EG, MATERIAL_MG, MATERIAL_EG, pack, unpack
-from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, CAPTURE,
                           parse_square, make_piece)
 
 
@@ -141,7 +141,7 @@ def game_positions(games, seed):
             moves = generate_moves(pos)
             if not moves or pos.halfmove >= 100:
                 break
-            captures = [m for m in moves if pos.board[m >> 6 & 63]]
+            captures = [m for m in moves if m >> 12 & CAPTURE]
             pos.make(rng.choice(captures if captures and rng.random() < 0.3 else moves))
             yield pos
 
