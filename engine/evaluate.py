@@ -1,56 +1,23 @@
-"""Static evaluation: tapered PeSTO material + piece-square score plus positional terms.
+"""Static evaluation: tapered material + piece-square score plus positional terms.
 
-``evaluate(pos)`` is the fast path the search calls at every leaf: one pass over the
-pieces with bitboard operations, every term accumulated into one packed (mg, eg) int
-(``psqt.pack``), pawn structure looked up in a small cache keyed by the two pawn
-bitboards.  ``evaluate_terms(pos)`` is the slow, obvious path: each term computed on its
-own, square by square, for the UCI ``eval`` table; the tests check that both agree.
+Terms, each an (mg, eg) pair: material + PeSTO piece-square values (kept incrementally in
+``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward), passed-pawn king
+proximity, mobility (squares neither held by own pieces nor attacked by enemy pawns), king
+safety (attacks on the king zone, pawn shield), bishop pair, mop-up against a bare king, and
+rooks on (semi-)open files and tempo (both weighted 0).  The mg and eg sums are blended by
+``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
+scale (out of 64) shrinks the score where the side ahead has little chance to win.
 
-Terms (all from white's view before the final sign): material + PST (kept incrementally
-in ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward), passed-pawn
-king proximity, mobility (squares not held by own pieces nor attacked by enemy pawns),
-king safety (weighted attacks on the king zone, pawn shield), bishop pair, mop-up against a
-bare king, and a drawish-endgame scale.  A tempo bonus for the side to move and a bonus for
-rooks on open and semi-open files are written but weighted 0: no match showed they help.
+``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
+tables built at import and caches of pawn structure and whole evaluations.
+``evaluate_terms(pos)``, the reference: every term from its definition, square by square,
+as a table from white's view (what the UCI ``eval`` command prints); the tests require
+``evaluate`` to agree with its 'total'.
 
-Weights are the upper-case constants below; the environment variable BASILISK_EVAL
-(e.g. ``MOBILITY_PERCENT=50,BISHOP_PAIR=20:40`` -- a pair as mg:eg) overrides them at
-import, and ``PSQT_ONLY=1`` reduces evaluate to the tapered material + PST score, so an
-A/B match needs no second checkout.  scripts/ablations.py names the setting that switches
-each feature off, and tests/test_evaluate.py checks that it zeroes that term.
-
-Measurements (A/B matches with scripts/match.py, the feature on vs off, 2moves_v1 openings
-each played with both colours, adjudication on, 200 games; Elo of the first side, 95%):
-  - all positional terms vs material + PST only (PSQT_ONLY=1), 3000 nodes a move:
-    +122 -46 =32, +139 (+/-47), LOS 100%.
-  - one term at a time, 1000 nodes a move (session 3):
-      passed pawns (rank bonus, king distance)    +96 -66 =38   +52 (+/-44)  LOS 99%
-      isolated, doubled and backward pawns        +91 -74 =35   +30 (+/-44)  LOS 91%
-      bishop pair                                 +89 -74 =37   +26 (+/-44)  LOS 88%
-      mobility                                    +88 -74 =38   +24 (+/-44)  LOS 86%
-      rooks on (semi-)open files                  +83 -78 =39    +9 (+/-43)  LOS 65%
-      drawish-endgame scaling                     +82 -80 =38    +3 (+/-44)  LOS 56%
-      tempo                                       +76 -85 =39   -16 (+/-44)  LOS 24%
-      king safety (attack units, shield)          +71 -87 =42   -28 (+/-43)  LOS 10%
-    Only passed pawns clear zero on their own; every other term is within the error of
-    no effect at this depth.  King safety was measured before at 4000 nodes (attack term
-    only, queen-gated: +17 +/- 42) and again (session 4) at 3000 nodes, attack and shield:
-    200 games +73 -77 =50, -7 (+/-42), LOS 37%.
-  - the unproven terms again at 10,000 nodes a move (session 5; 120 games each; keep if
-    the estimate is positive with LOS >= 80%):
-      king safety (attack units, shield)          +51 -40 =29   +32 (+/-55)  LOS 88%  kept
-      tempo                                       +44 -42 =34    +6 (+/-53)  LOS 59%  off
-      rooks on (semi-)open files (80 + 40 games)  +40 -40 =40   +0 (+/-51)  LOS 50%  off
-    Tempo is now TEMPO = (0, 0) and the rook-file bonuses (0, 0); their old weights
-    (TEMPO=15:5, ROOK_OPEN_FILE=25:10, ROOK_SEMI_OPEN_FILE=12:6) can be set with BASILISK_EVAL.
-    The endgame scale acts only in the endings it names, which about a quarter of games at
-    this budget reach, so it was played where it acts: from 416 positions 8 plies before
-    a game first reached such an ending (scripts/endgame_starts.py over earlier matches'
-    PGNs; kept as scripts/data/drawish_ending_starts.epd), 60 of them with both colours:
-      drawish-endgame scaling                     +50 -40 =30   +29 (+/-54)  LOS 85%  kept
-  - mop-up, in won endings (no adjudication): 50 random KRK/KQK/KBNK starts, each with
-    both colours, 3000 nodes: +43 -17 =40, +92 (+/-54).  Mates within the fifty-move rule:
-    KRK 20/20 with mop-up, 6/20 without; KQK 15/15 vs 11/15; KBNK 8/15 vs 0/15.
+The weights are the upper-case constants below, each with the match that justifies it.
+BASILISK_EVAL overrides them at import (``MOBILITY_PERCENT=50,BISHOP_PAIR=20:40``, a pair as
+mg:eg); ``PSQT_ONLY=1`` reduces evaluate to material + PST.  scripts/ablations.py names the
+setting that switches each term off for an A/B match.
 """
 
 import os
@@ -62,18 +29,22 @@ from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 
 # --- Weights (centipawns, (mg, eg)) ------------------------------------------------------
-PHASE_WEIGHTS = {KNIGHT: 1, BISHOP: 1, ROOK: 2, QUEEN: 4}    # game_phase() inlines these
+# Figures: A/B matches of the term on against off (scripts/match.py, 2moves_v1 openings
+# with both colours), Elo with its 95% interval; docs/measurements.md has the details.
+PHASE_WEIGHTS = {KNIGHT: 1, BISHOP: 1, ROOK: 2, QUEEN: 4}    # evaluate(), game_phase() inline these
 MAX_PHASE = 24
 
 # Mobility, Fruit-style: linear in the number of safe squares, centred on a typical count
 # so a piece's PST value stays its value at average mobility.
+# +24 +/- 44 Elo, 200 games at 1,000 nodes
 MOBILITY_WEIGHT = {KNIGHT: (4, 4), BISHOP: (5, 5), ROOK: (2, 4), QUEEN: (1, 2)}
 MOBILITY_CENTRE = {KNIGHT: 4, BISHOP: 6, ROOK: 7, QUEEN: 13}
 
 # Pawn structure, per pawn.  Passed bonus by relative rank (index 0 = own back rank);
 # PeSTO's pawn tables already pay for advanced pawns, so these are modest.
-PASSED_MG = (0, 0, 0, 5, 15, 30, 50, 0)
-PASSED_EG = (0, 5, 10, 20, 35, 60, 90, 0)
+PASSED_MG = (0, 0, 0, 5, 15, 30, 50, 0)     # passed pawns with the king distance below:
+PASSED_EG = (0, 5, 10, 20, 35, 60, 90, 0)   # +52 +/- 44 Elo, 200 games at 1,000 nodes
+# Isolated, doubled and backward together: +30 +/- 44 Elo, 200 games at 1,000 nodes
 DOUBLED = (-10, -20)
 ISOLATED = (-10, -15)
 BACKWARD = (-8, -10)
@@ -84,28 +55,33 @@ PASSER_OWN_KING = 2
 
 # King safety: attack units per attacked king-zone square by piece type, scaled by how
 # many pieces take part (the CPW "attacking king zone" scheme); middlegame only, and only
-# while the attacker has a queen (at 4000 nodes/move, 200 games each, against no attack
-# term: ungated -17 +/- 45 Elo, queen-gated +17 +/- 42).
+# while the attacker has a queen.
+# Attack and shield: +32 +/- 55 Elo, 120 games at 10,000 nodes (within noise at 1,000 and 3,000)
 KING_ATTACK_UNITS = {KNIGHT: 20, BISHOP: 20, ROOK: 40, QUEEN: 80}
 ATTACKER_WEIGHT = (0, 0, 50, 75, 88, 94, 97, 99, 100, 100, 100, 100, 100, 100, 100, 100, 100)
 SHIELD_NEAR = 10      # own pawn right in front of the king (king on its first two ranks)
 SHIELD_FAR = 5        # own pawn two ranks in front
 
-BISHOP_PAIR = (30, 50)
-ROOK_OPEN_FILE = (0, 0)       # rook-file bonuses: off, as measured (25:10 and 12:6 when on)
+BISHOP_PAIR = (30, 50)        # +26 +/- 44 Elo, 200 games at 1,000 nodes
+# Off (weight 0) as measured; BASILISK_EVAL turns them back on at 25:10, 12:6 and 15:5.
+ROOK_OPEN_FILE = (0, 0)       # with the semi-open bonus: +0 +/- 51 Elo, 120 games at 10,000 nodes
 ROOK_SEMI_OPEN_FILE = (0, 0)
-TEMPO = (0, 0)        # side-to-move bonus: off, as measured (15:5 when it was on)
+TEMPO = (0, 0)                # side-to-move bonus: +6 +/- 53 Elo, 120 games at 10,000 nodes
 
 # Mop-up against a bare king: drive it to the edge (or KBN's corner) and close in.
+# +92 +/- 54 Elo, 100 games from KRK/KQK/KBNK starts at 3,000 nodes
 MOPUP_EDGE = 10
 MOPUP_KINGS = 4
 
 # Whole-term switches for A/B matches (percent of the weights above).
 MOBILITY_PERCENT = 100
 KING_ATTACK_PERCENT = 100
+# queen-gated +17 +/- 42 Elo, ungated -17 +/- 45, 200 games each at 4,000 nodes (attack only)
 KING_ATTACK_NEEDS_QUEEN = 1   # 1: the attack only counts while the attacker has a queen
+# All positional terms against none: +139 +/- 47 Elo, 200 games at 3,000 nodes
 PSQT_ONLY = 0         # 1: evaluate() is material + PST only (the baseline)
 
+# Drawish-ending scale: +29 +/- 54 Elo, 120 games from drawish-ending starts at 10,000 nodes
 SCALE_NORMAL = 64     # scale factors are out of 64
 SCALE_MAX_PHASE = 14  # drawish-ending rules are only looked at with this little material
                       # (-1 switches the scaling off, for an A/B match)
