@@ -345,6 +345,8 @@ def evaluate(pos):
     # the two rows below; `area` is where mobility counts (not own pieces, not attacked by
     # enemy pawns), square ^ flip is the square seen from white's side and step is one rank
     # forward.  A side's sum is added to the white-view score for white, taken for black.
+    # (Rows of locals, not lookups by colour in the body such as bbs[us << 3 | ROOK]: those
+    # cost 13% more bytecodes per call than writing each colour out, the rows 6%.)
     for (us, knights, bishops, rooks, queens, own_pawns, enemy_pawns, own_occ, enemy_occ, area,
          ksq, enemy_ksq, own_passed, flip, step) in (
             (WHITE, wn, wb, wr, wq, wp, bp, occ_w, occ_b, ~(occ_w | b_patt), wksq, bksq, w_passed, 0, 8),
