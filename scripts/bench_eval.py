@@ -4,7 +4,8 @@ this tree alone or beside another checkout, run alternately so both see the same
 
     python scripts/bench_eval.py                        # this tree
     python scripts/bench_eval.py --ref /tmp/eval-old    # A B A B A B, best of each side
-    python scripts/bench_eval.py --ref /tmp/eval-old --bench   # and `engine bench` nodes/s
+    python scripts/bench_eval.py --ref /tmp/eval-old --bench   # and `engine bench` nodes/s,
+                                    # per wall second and per CPU second (steadier under load)
     python scripts/bench_eval.py --python pypy3
 
 The positions come from seeded random games played with this tree's move generator
