@@ -1,79 +1,50 @@
-"""Static evaluation: tapered PeSTO material + piece-square score plus positional terms.
+"""Static evaluation: tapered material + piece-square score plus positional terms.
 
-``evaluate(pos)`` is the fast path the search calls at every leaf: one pass over the
-pieces with bitboard operations, every term accumulated into one packed (mg, eg) int
-(``psqt.pack``), pawn structure looked up in a small cache keyed by the two pawn
-bitboards.  ``evaluate_terms(pos)`` is the slow, obvious path: each term computed on its
-own, square by square, for the UCI ``eval`` table; the tests check that both agree.
+Terms, each an (mg, eg) pair: material + PeSTO piece-square values (kept incrementally in
+``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward), passed-pawn king
+proximity, mobility (squares neither held by own pieces nor attacked by enemy pawns), king
+safety (attacks on the king zone, pawn shield), bishop pair, mop-up against a bare king, and
+rooks on (semi-)open files and tempo (both weighted 0).  The mg and eg sums are blended by
+``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
+scale (out of 64) shrinks the score where the side ahead has little chance to win.
 
-Terms (all from white's view before the final sign): material + PST (kept incrementally
-in ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward), passed-pawn
-king proximity, mobility (squares not held by own pieces nor attacked by enemy pawns),
-king safety (weighted attacks on the king zone, pawn shield), bishop pair, mop-up against a
-bare king, and a drawish-endgame scale.  A tempo bonus for the side to move and a bonus for
-rooks on open and semi-open files are written but weighted 0: no match showed they help.
+``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
+tables built at import and caches of pawn structure and whole evaluations.
+``evaluate_terms(pos)``, the reference: every term from its definition, square by square,
+as a table from white's view (what the UCI ``eval`` command prints); the tests require
+``evaluate`` to agree with its 'total'.
 
-Weights are the upper-case constants below; the environment variable BASILISK_EVAL
-(e.g. ``MOBILITY_PERCENT=50,BISHOP_PAIR=20:40`` -- a pair as mg:eg) overrides them at
-import, and ``PSQT_ONLY=1`` reduces evaluate to the tapered material + PST score, so an
-A/B match needs no second checkout.  scripts/ablations.py names the setting that switches
-each feature off, and tests/test_evaluate.py checks that it zeroes that term.
-
-Measurements (A/B matches with scripts/match.py, the feature on vs off, 2moves_v1 openings
-each played with both colours, adjudication on, 200 games; Elo of the first side, 95%):
-  - all positional terms vs material + PST only (PSQT_ONLY=1), 3000 nodes a move:
-    +122 -46 =32, +139 (+/-47), LOS 100%.
-  - one term at a time, 1000 nodes a move (session 3):
-      passed pawns (rank bonus, king distance)    +96 -66 =38   +52 (+/-44)  LOS 99%
-      isolated, doubled and backward pawns        +91 -74 =35   +30 (+/-44)  LOS 91%
-      bishop pair                                 +89 -74 =37   +26 (+/-44)  LOS 88%
-      mobility                                    +88 -74 =38   +24 (+/-44)  LOS 86%
-      rooks on (semi-)open files                  +83 -78 =39    +9 (+/-43)  LOS 65%
-      drawish-endgame scaling                     +82 -80 =38    +3 (+/-44)  LOS 56%
-      tempo                                       +76 -85 =39   -16 (+/-44)  LOS 24%
-      king safety (attack units, shield)          +71 -87 =42   -28 (+/-43)  LOS 10%
-    Only passed pawns clear zero on their own; every other term is within the error of
-    no effect at this depth.  King safety was measured before at 4000 nodes (attack term
-    only, queen-gated: +17 +/- 42) and again (session 4) at 3000 nodes, attack and shield:
-    200 games +73 -77 =50, -7 (+/-42), LOS 37%.
-  - the unproven terms again at 10,000 nodes a move (session 5; 120 games each; keep if
-    the estimate is positive with LOS >= 80%):
-      king safety (attack units, shield)          +51 -40 =29   +32 (+/-55)  LOS 88%  kept
-      tempo                                       +44 -42 =34    +6 (+/-53)  LOS 59%  off
-      rooks on (semi-)open files (80 + 40 games)  +40 -40 =40   +0 (+/-51)  LOS 50%  off
-    Tempo is now TEMPO = (0, 0) and the rook-file bonuses (0, 0); their old weights
-    (TEMPO=15:5, ROOK_OPEN_FILE=25:10, ROOK_SEMI_OPEN_FILE=12:6) can be set with BASILISK_EVAL.
-    The endgame scale acts only in the endings it names, which about a quarter of games at
-    this budget reach, so it was played where it acts: from 416 positions 8 plies before
-    a game first reached such an ending (scripts/endgame_starts.py over earlier matches'
-    PGNs; kept as scripts/data/drawish_ending_starts.epd), 60 of them with both colours:
-      drawish-endgame scaling                     +50 -40 =30   +29 (+/-54)  LOS 85%  kept
-  - mop-up, in won endings (no adjudication): 50 random KRK/KQK/KBNK starts, each with
-    both colours, 3000 nodes: +43 -17 =40, +92 (+/-54).  Mates within the fifty-move rule:
-    KRK 20/20 with mop-up, 6/20 without; KQK 15/15 vs 11/15; KBNK 8/15 vs 0/15.
+The weights are the upper-case constants below, each with the match that justifies it.
+BASILISK_EVAL overrides them at import (``MOBILITY_PERCENT=50,BISHOP_PAIR=20:40``, a pair as
+mg:eg); ``PSQT_ONLY=1`` reduces evaluate to material + PST.  scripts/ablations.py names the
+setting that switches each term off for an A/B match.
 """
 
 import os
 
 from engine.bitboard import (BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES, BB_DARK_SQUARES,
-                             fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK,
-                             BISHOP_TABLE, BISHOP_MASK, popcount, squares_of)
-from engine.psqt import pack, unpack
+                             fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE, ROOK_MASK,
+                             BISHOP_TABLE, BISHOP_MASK, popcount)
+from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 
 # --- Weights (centipawns, (mg, eg)) ------------------------------------------------------
-PHASE_WEIGHTS = {KNIGHT: 1, BISHOP: 1, ROOK: 2, QUEEN: 4}    # game_phase() inlines these
+# Figures: A/B matches of the term on against off (scripts/match.py, 2moves_v1 openings
+# with both colours), Elo with its 95% interval; docs/measurements.md has the details.
+PHASE_WEIGHTS = {KNIGHT: 1, BISHOP: 1, ROOK: 2, QUEEN: 4}    # evaluate(), game_phase() inline these
 MAX_PHASE = 24
 
 # Mobility, Fruit-style: linear in the number of safe squares, centred on a typical count
 # so a piece's PST value stays its value at average mobility.
+# +24 +/- 44 Elo, 200 games at 1,000 nodes
 MOBILITY_WEIGHT = {KNIGHT: (4, 4), BISHOP: (5, 5), ROOK: (2, 4), QUEEN: (1, 2)}
 MOBILITY_CENTRE = {KNIGHT: 4, BISHOP: 6, ROOK: 7, QUEEN: 13}
 
 # Pawn structure, per pawn.  Passed bonus by relative rank (index 0 = own back rank);
 # PeSTO's pawn tables already pay for advanced pawns, so these are modest.
-PASSED_MG = (0, 0, 0, 5, 15, 30, 50, 0)
-PASSED_EG = (0, 5, 10, 20, 35, 60, 90, 0)
+PASSED_MG = (0, 0, 0, 5, 15, 30, 50, 0)     # passed pawns with the king distance below:
+PASSED_EG = (0, 5, 10, 20, 35, 60, 90, 0)   # +52 +/- 44 Elo, 200 games at 1,000 nodes
+# Isolated, doubled and backward together: +30 +/- 44 Elo, 200 games at 1,000 nodes
 DOUBLED = (-10, -20)
 ISOLATED = (-10, -15)
 BACKWARD = (-8, -10)
@@ -84,28 +55,33 @@ PASSER_OWN_KING = 2
 
 # King safety: attack units per attacked king-zone square by piece type, scaled by how
 # many pieces take part (the CPW "attacking king zone" scheme); middlegame only, and only
-# while the attacker has a queen (at 4000 nodes/move, 200 games each, against no attack
-# term: ungated -17 +/- 45 Elo, queen-gated +17 +/- 42).
+# while the attacker has a queen.
+# Attack and shield: +32 +/- 55 Elo, 120 games at 10,000 nodes (within noise at 1,000 and 3,000)
 KING_ATTACK_UNITS = {KNIGHT: 20, BISHOP: 20, ROOK: 40, QUEEN: 80}
 ATTACKER_WEIGHT = (0, 0, 50, 75, 88, 94, 97, 99, 100, 100, 100, 100, 100, 100, 100, 100, 100)
 SHIELD_NEAR = 10      # own pawn right in front of the king (king on its first two ranks)
 SHIELD_FAR = 5        # own pawn two ranks in front
 
-BISHOP_PAIR = (30, 50)
-ROOK_OPEN_FILE = (0, 0)       # rook-file bonuses: off, as measured (25:10 and 12:6 when on)
+BISHOP_PAIR = (30, 50)        # +26 +/- 44 Elo, 200 games at 1,000 nodes
+# Off (weight 0) as measured; BASILISK_EVAL turns them back on at 25:10, 12:6 and 15:5.
+ROOK_OPEN_FILE = (0, 0)       # with the semi-open bonus: +0 +/- 51 Elo, 120 games at 10,000 nodes
 ROOK_SEMI_OPEN_FILE = (0, 0)
-TEMPO = (0, 0)        # side-to-move bonus: off, as measured (15:5 when it was on)
+TEMPO = (0, 0)                # side-to-move bonus: +6 +/- 53 Elo, 120 games at 10,000 nodes
 
 # Mop-up against a bare king: drive it to the edge (or KBN's corner) and close in.
+# +92 +/- 54 Elo, 100 games from KRK/KQK/KBNK starts at 3,000 nodes
 MOPUP_EDGE = 10
 MOPUP_KINGS = 4
 
 # Whole-term switches for A/B matches (percent of the weights above).
 MOBILITY_PERCENT = 100
 KING_ATTACK_PERCENT = 100
+# queen-gated +17 +/- 42 Elo, ungated -17 +/- 45, 200 games each at 4,000 nodes (attack only)
 KING_ATTACK_NEEDS_QUEEN = 1   # 1: the attack only counts while the attacker has a queen
+# All positional terms against none: +139 +/- 47 Elo, 200 games at 3,000 nodes
 PSQT_ONLY = 0         # 1: evaluate() is material + PST only (the baseline)
 
+# Drawish-ending scale: +29 +/- 54 Elo, 120 games from drawish-ending starts at 10,000 nodes
 SCALE_NORMAL = 64     # scale factors are out of 64
 SCALE_MAX_PHASE = 14  # drawish-ending rules are only looked at with this little material
                       # (-1 switches the scaling off, for an A/B match)
@@ -262,7 +238,7 @@ def clear_cache():
     _eval_cache.clear()
 
 
-# --- Phase, scaling, mop-up (shared by both paths) --------------------------------------
+# --- Phase, scaling, mop-up (fast path) -------------------------------------------------
 def game_phase(pos):
     """24 with all pieces on the board, 0 with none but kings and pawns."""
     bbs = pos.bbs
@@ -330,7 +306,7 @@ def _blend(pos, mg, eg, phase):
 
 
 def _scaled(pos, score, phase, w_passed, b_passed):
-    """The blended score with the drawish-ending scale applied.  Shared by both paths."""
+    """The blended score with the drawish-ending scale applied."""
     if score and phase <= SCALE_MAX_PHASE:
         us = pos.turn
         strong = us if score > 0 else us ^ 1
@@ -347,8 +323,8 @@ def evaluate(pos):
     if score is not None:
         return score
     bbs = pos.bbs
-    wp = bbs[PAWN]
-    bp = bbs[8 | PAWN]
+    wp, wn, wb, wr, wq, wk = bbs[PAWN:KING + 1]
+    bp, bn, bb, br, bq, bk = bbs[8 | PAWN:8 | KING + 1]
     key = (wp, bp)
     entry = _pawn_cache.get(key)
     if entry is None:
@@ -359,162 +335,104 @@ def evaluate(pos):
     s += pos.psq
     occ_w, occ_b = pos.occ
     occ = occ_w | occ_b
-    wn, wb, wr, wq, wk = bbs[KNIGHT], bbs[BISHOP], bbs[ROOK], bbs[QUEEN], bbs[KING]
-    bn, bb, br, bq, bk = bbs[8 | KNIGHT], bbs[8 | BISHOP], bbs[8 | ROOK], bbs[8 | QUEEN], bbs[8 | KING]
     phase = popcount(wn | bn | wb | bb) + 2 * popcount(wr | br) + 4 * popcount(wq | bq)
     if phase > MAX_PHASE:
         phase = MAX_PHASE
     wksq = wk.bit_length() - 1
     bksq = bk.bit_length() - 1
 
-    # white pieces: mobility, attacks on the black king zone, rook files
-    area = ~(occ_w | b_patt)
-    zone = KING_ZONE[bksq]
-    attackers = units = 0
-    b_ = wn
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        att = KNIGHT_ATTACKS[low.bit_length() - 1]
-        s += MOB_KNIGHT[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_N * popcount(att)
-    b_ = wb
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
-        s += MOB_BISHOP[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_B * popcount(att)
-    b_ = wr
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
-        s += MOB_ROOK[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_R * popcount(att)
-        if ROOK_FILES_ON:
-            file_bb = BB_FILES[sq & 7]
-            if not file_bb & wp:
-                s += ROOK_SEMI_PACKED if file_bb & bp else ROOK_OPEN_PACKED
-    b_ = wq
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]] | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
-        s += MOB_QUEEN[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_Q * popcount(att)
-    if attackers > 1 and (wq or not KING_ATTACK_NEEDS_QUEEN):
-        s += units * KING_DANGER[attackers] // 10000
+    # Each side's terms once, from its own view, with what differs between the colours in
+    # the two rows below; `area` is where mobility counts (not own pieces, not attacked by
+    # enemy pawns), square ^ flip is the square seen from white's side and step is one rank
+    # forward.  A side's sum is added to the white-view score for white, taken for black.
+    # (Rows of locals, not lookups by colour in the body such as bbs[us << 3 | ROOK]: those
+    # cost 13% more bytecodes per call than writing each colour out, the rows 6%.)
+    for (us, knights, bishops, rooks, queens, own_pawns, enemy_pawns, own_occ, enemy_occ, area,
+         ksq, enemy_ksq, own_passed, flip, step) in (
+            (WHITE, wn, wb, wr, wq, wp, bp, occ_w, occ_b, ~(occ_w | b_patt), wksq, bksq, w_passed, 0, 8),
+            (BLACK, bn, bb, br, bq, bp, wp, occ_b, occ_w, ~(occ_b | w_patt), bksq, wksq, b_passed, 56, -8)):
+        # mobility, attacks on the enemy king zone, rook files
+        zone = KING_ZONE[enemy_ksq]
+        side = attackers = units = 0
+        b_ = knights
+        while b_:
+            low = b_ & -b_
+            b_ ^= low
+            att = KNIGHT_ATTACKS[low.bit_length() - 1]
+            side += MOB_KNIGHT[popcount(att & area)]
+            att &= zone
+            if att:
+                attackers += 1
+                units += UNITS_N * popcount(att)
+        b_ = bishops
+        if b_ & (b_ - 1):
+            side += BISHOP_PAIR_PACKED
+        while b_:
+            low = b_ & -b_
+            b_ ^= low
+            sq = low.bit_length() - 1
+            att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
+            side += MOB_BISHOP[popcount(att & area)]
+            att &= zone
+            if att:
+                attackers += 1
+                units += UNITS_B * popcount(att)
+        b_ = rooks
+        while b_:
+            low = b_ & -b_
+            b_ ^= low
+            sq = low.bit_length() - 1
+            att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
+            side += MOB_ROOK[popcount(att & area)]
+            att &= zone
+            if att:
+                attackers += 1
+                units += UNITS_R * popcount(att)
+            if ROOK_FILES_ON:
+                file_bb = BB_FILES[sq & 7]
+                if not file_bb & own_pawns:
+                    side += ROOK_SEMI_PACKED if file_bb & enemy_pawns else ROOK_OPEN_PACKED
+        b_ = queens
+        while b_:
+            low = b_ & -b_
+            b_ ^= low
+            sq = low.bit_length() - 1
+            att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]] | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
+            side += MOB_QUEEN[popcount(att & area)]
+            att &= zone
+            if att:
+                attackers += 1
+                units += UNITS_Q * popcount(att)
+        if attackers > 1 and (queens or not KING_ATTACK_NEEDS_QUEEN):
+            side += units * KING_DANGER[attackers] // 10000
 
-    # black pieces, the same from the other side
-    area = ~(occ_b | w_patt)
-    zone = KING_ZONE[wksq]
-    attackers = units = 0
-    b_ = bn
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        att = KNIGHT_ATTACKS[low.bit_length() - 1]
-        s -= MOB_KNIGHT[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_N * popcount(att)
-    b_ = bb
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
-        s -= MOB_BISHOP[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_B * popcount(att)
-    b_ = br
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
-        s -= MOB_ROOK[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_R * popcount(att)
-        if ROOK_FILES_ON:
-            file_bb = BB_FILES[sq & 7]
-            if not file_bb & bp:
-                s -= ROOK_SEMI_PACKED if file_bb & wp else ROOK_OPEN_PACKED
-    b_ = bq
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]] | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
-        s -= MOB_QUEEN[popcount(att & area)]
-        att &= zone
-        if att:
-            attackers += 1
-            units += UNITS_Q * popcount(att)
-    if attackers > 1 and (bq or not KING_ATTACK_NEEDS_QUEEN):
-        s -= units * KING_DANGER[attackers] // 10000
+        # pawn shield (middlegame)
+        side += (SHIELD_NEAR * popcount(SHIELD_NEAR_BB[us][ksq] & own_pawns)
+                 + SHIELD_FAR * popcount(SHIELD_FAR_BB[us][ksq] & own_pawns))
 
-    # pawn shields (middlegame)
-    s += (SHIELD_NEAR * popcount(SHIELD_NEAR_BB[WHITE][wksq] & wp)
-          + SHIELD_FAR * popcount(SHIELD_FAR_BB[WHITE][wksq] & wp)
-          - SHIELD_NEAR * popcount(SHIELD_NEAR_BB[BLACK][bksq] & bp)
-          - SHIELD_FAR * popcount(SHIELD_FAR_BB[BLACK][bksq] & bp))
+        # passed pawns: king proximity to the stop square (endgame)
+        b_ = own_passed
+        while b_:
+            low = b_ & -b_
+            b_ ^= low
+            sq = low.bit_length() - 1
+            rank = (sq ^ flip) >> 3
+            if rank >= 3:
+                stop = sq + step
+                side += ((PASSER_ENEMY_KING * DISTANCE[enemy_ksq][stop]
+                          - PASSER_OWN_KING * DISTANCE[ksq][stop]) * (rank - 2)) << 16
 
-    if wb & (wb - 1):
-        s += BISHOP_PAIR_PACKED
-    if bb & (bb - 1):
-        s -= BISHOP_PAIR_PACKED
+        # mop-up against a bare king
+        if not enemy_occ & (enemy_occ - 1) and own_occ & (own_occ - 1):
+            side += mopup(pos, us) << 16
 
-    # passed pawns: king proximity to the stop square (endgame)
-    b_ = w_passed
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        rank = sq >> 3
-        if rank >= 3:
-            stop = sq + 8
-            s += ((PASSER_ENEMY_KING * DISTANCE[bksq][stop] - PASSER_OWN_KING * DISTANCE[wksq][stop])
-                  * (rank - 2)) << 16
-    b_ = b_passed
-    while b_:
-        low = b_ & -b_
-        b_ ^= low
-        sq = low.bit_length() - 1
-        rank = 7 - (sq >> 3)
-        if rank >= 3:
-            stop = sq - 8
-            s -= ((PASSER_ENEMY_KING * DISTANCE[wksq][stop] - PASSER_OWN_KING * DISTANCE[bksq][stop])
-                  * (rank - 2)) << 16
+        if us == WHITE:
+            s += side
+        else:
+            s -= side
 
     if TEMPO_PACKED:
         s += TEMPO_PACKED if pos.turn == WHITE else -TEMPO_PACKED
-    if occ_b == bk and occ_w != wk:
-        s += mopup(pos, WHITE) << 16
-    elif occ_w == wk and occ_b != bk:
-        s -= mopup(pos, BLACK) << 16
-
     mg = ((s + 0x8000) & 0xFFFF) - 0x8000
     eg = (s - mg) >> 16
     if pos.turn == BLACK:
@@ -528,56 +446,166 @@ def evaluate(pos):
     return score
 
 
-# --- The slow path: each term on its own -------------------------------------------------
+# --- The reference path: every term from its definition ----------------------------------
+# Square by square on the mailbox (pos.board), with its own steps and ray walks, distances,
+# piece-square lookups and endgame rules: it shares only the weights above with the fast
+# path, so a wrong table on either side shows up as a disagreement in the tests.
 TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: doubled",
               "pawns: backward", "passed: king distance", "mobility", "king attack",
               "king shield", "bishop pair", "rook files", "tempo", "mop-up")
 
+_KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
+_KING_STEPS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
+_DIAGONAL_RAYS = ((1, 1), (-1, 1), (1, -1), (-1, -1))
+_STRAIGHT_RAYS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+_RAYS = {BISHOP: _DIAGONAL_RAYS, ROOK: _STRAIGHT_RAYS, QUEEN: _DIAGONAL_RAYS + _STRAIGHT_RAYS}
 
-def _pawn_facts(pos, color):
-    """Per own pawn square: (is_passed, is_isolated, is_doubled, is_backward), by scanning squares."""
-    own = pos.bbs[color << 3 | PAWN]
-    enemy = pos.bbs[(color ^ 1) << 3 | PAWN]
-    fwd = 1 if color == WHITE else -1
-    own_sqs = squares_of(own)
-    enemy_sqs = squares_of(enemy)
+
+def _attacked_by(board, sq):
+    """Squares the piece on sq attacks: one step for pawns, knights and kings, and for
+    sliders each ray up to and including the first occupied square."""
+    piece = board[sq]
+    kind, f, r = piece & 7, sq & 7, sq >> 3
+    if kind == PAWN:
+        forward = 1 if piece >> 3 == WHITE else -1
+        steps = ((-1, forward), (1, forward))
+    elif kind == KNIGHT:
+        steps = _KNIGHT_STEPS
+    elif kind == KING:
+        steps = _KING_STEPS
+    else:
+        steps = ()
+    out = {(r + dr) * 8 + f + df for df, dr in steps if 0 <= f + df < 8 and 0 <= r + dr < 8}
+    for df, dr in _RAYS.get(kind, ()):
+        tf, tr = f + df, r + dr
+        while 0 <= tf < 8 and 0 <= tr < 8:
+            out.add(tr * 8 + tf)
+            if board[tr * 8 + tf]:
+                break
+            tf, tr = tf + df, tr + dr
+    return out
+
+
+def _king_distance(a, b):
+    return max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3)))
+
+
+def _is_light(sq):
+    return ((sq & 7) + (sq >> 3)) % 2 == 1       # a1 is dark, h1 light
+
+
+class _Side:
+    """One colour's pieces read off the board, and what the reference terms ask of them."""
+
+    def __init__(self, board, color):
+        self.color = color
+        self.forward = 1 if color == WHITE else -1
+        self.squares = {pt: [sq for sq in range(64) if board[sq] == color << 3 | pt]
+                        for pt in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING)}
+        self.king = self.squares[KING][0]
+        self.occupied = {sq for sq in range(64) if board[sq] and board[sq] >> 3 == color}
+        self.pawn_attacks = set()
+        for sq in self.squares[PAWN]:
+            self.pawn_attacks |= _attacked_by(board, sq)
+
+    def relative_rank(self, sq):
+        return sq >> 3 if self.color == WHITE else 7 - (sq >> 3)
+
+    def count(self, pt):
+        return len(self.squares[pt])
+
+    def non_pawn_material(self):
+        return (VALUE_KNIGHT_MG * self.count(KNIGHT) + VALUE_BISHOP_MG * self.count(BISHOP)
+                + VALUE_ROOK_MG * self.count(ROOK) + VALUE_QUEEN_MG * self.count(QUEEN))
+
+
+def _pawn_facts(own, enemy):
+    """{own pawn square: (passed, isolated, doubled, backward)}, each by its definition."""
     facts = {}
-    for sq in own_sqs:
-        f, r = sq & 7, sq >> 3
-        ahead = (lambda rr: rr > r) if color == WHITE else (lambda rr: rr < r)
-        passed = (not any(abs((e & 7) - f) <= 1 and ahead(e >> 3) for e in enemy_sqs)
-                  and not any((o & 7) == f and ahead(o >> 3) for o in own_sqs))
-        isolated = not any(abs((o & 7) - f) == 1 for o in own_sqs)
-        doubled = any((o & 7) == f and ahead(o >> 3) for o in own_sqs)
-        supported_later = any(abs((o & 7) - f) == 1 and not ahead(o >> 3) for o in own_sqs)
-        stop = sq + 8 * fwd
-        stop_attacked = any(PAWN_ATTACKS[color ^ 1][e] >> stop & 1 for e in enemy_sqs)
-        backward = not isolated and not supported_later and stop_attacked
+    for sq in own.squares[PAWN]:
+        f, rank = sq & 7, own.relative_rank(sq)
+        # file offsets (-1, 0, +1 are this and the adjacent files) of the other pawns
+        own_ahead = {(o & 7) - f for o in own.squares[PAWN] if own.relative_rank(o) > rank}
+        own_not_ahead = {(o & 7) - f for o in own.squares[PAWN]
+                         if o != sq and own.relative_rank(o) <= rank}
+        enemy_ahead = {(e & 7) - f for e in enemy.squares[PAWN] if own.relative_rank(e) > rank}
+        # passed: no enemy pawn ahead on its own or an adjacent file, and the front pawn
+        # of its file (those behind it are blocked by it)
+        passed = not enemy_ahead & {-1, 0, 1} and 0 not in own_ahead
+        isolated = not (own_ahead | own_not_ahead) & {-1, 1}
+        doubled = 0 in own_ahead
+        # backward: no own pawn on an adjacent file level with it or behind it to support
+        # its advance, and the square in front attacked by an enemy pawn (isolated pawns
+        # are paid for already)
+        backward = (not isolated and not own_not_ahead & {-1, 1}
+                    and sq + 8 * own.forward in enemy.pawn_attacks)
         facts[sq] = (passed, isolated, doubled, backward)
     return facts
 
 
-def _side_terms(pos, color):
+def _reference_mopup(own, enemy):
+    """Endgame bonus for driving a bare king (enemy's) to the edge; 0 without mating material."""
+    bishops, knights = own.squares[BISHOP], own.squares[KNIGHT]
+    heavy = own.count(QUEEN) + own.count(ROOK)
+    both_bishop_colours = len({_is_light(sq) for sq in bishops}) == 2
+    if not (heavy or both_bishop_colours or (bishops and knights)):
+        return 0
+    king = enemy.king
+    # Manhattan distance to the nearest of d4, e4, d5, e5
+    edge = min(abs((king & 7) - cf) + abs((king >> 3) - cr) for cf in (3, 4) for cr in (3, 4))
+    if not heavy and knights and len(bishops) == 1:
+        # KBN: mate can only be forced in a corner of the bishop's square colour
+        corners = [c for c in (0, 7, 56, 63) if _is_light(c) == _is_light(bishops[0])]
+        edge = 2 * (7 - min(_king_distance(king, c) for c in corners))
+    kings_apart = abs((king & 7) - (own.king & 7)) + abs((king >> 3) - (own.king >> 3))
+    return MOPUP_EDGE * edge + MOPUP_KINGS * (14 - kings_apart)
+
+
+def _reference_scale(strong, weak, strong_passed):
+    """Out of 64: how much of its lead the stronger side keeps in drawish endings."""
+    npm_s, npm_w = strong.non_pawn_material(), weak.non_pawn_material()
+    if not strong.count(PAWN):
+        if npm_s - npm_w <= VALUE_BISHOP_MG:
+            # at most a minor piece up, without pawns: KB v K, KR v KB, KRB v KR ...
+            if npm_s < VALUE_ROOK_MG:
+                return 0
+            return 4 if npm_w <= VALUE_BISHOP_MG else 14
+        if npm_s == 2 * VALUE_KNIGHT_MG and strong.count(KNIGHT) == 2:
+            # two knights cannot force mate (against pawns they sometimes can)
+            return 16 if weak.count(PAWN) else 0
+    if (strong.count(BISHOP) == 1 and weak.count(BISHOP) == 1
+            and _is_light(strong.squares[BISHOP][0]) != _is_light(weak.squares[BISHOP][0])):
+        # opposite-coloured bishops: very drawish alone, somewhat with other pieces
+        if npm_s == npm_w == VALUE_BISHOP_MG:
+            return min(SCALE_NORMAL, 18 + 4 * strong_passed)
+        return 46
+    return SCALE_NORMAL
+
+
+def _reference_side_terms(pos, own, enemy, facts):
     """Each term for one side, as (mg, eg) from that side's view."""
-    bbs = pos.bbs
-    us, them = color << 3, (color ^ 1) << 3
-    occ = pos.occ[0] | pos.occ[1]
-    terms = dict.fromkeys(TERM_NAMES[1:], (0, 0))
+    board = pos.board
+    terms = dict.fromkeys(TERM_NAMES, (0, 0))
 
     def add(name, mg, eg):
-        a, b = terms[name]
-        terms[name] = (a + mg, b + eg)
+        terms[name] = (terms[name][0] + mg, terms[name][1] + eg)
 
-    for sq, (passed, isolated, doubled, backward) in _pawn_facts(pos, color).items():
-        rel_rank = (sq >> 3) if color == WHITE else 7 - (sq >> 3)
+    for pt in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING):
+        for sq in own.squares[pt]:
+            # the tables are drawn from white's side: black reads its rank mirrored
+            table_sq = sq if own.color == WHITE else (7 - (sq >> 3)) * 8 + (sq & 7)
+            add("material+pst", MATERIAL_MG[pt] + PST_MG[pt][table_sq],
+                MATERIAL_EG[pt] + PST_EG[pt][table_sq])
+
+    for sq, (passed, isolated, doubled, backward) in facts.items():
+        rank = own.relative_rank(sq)
         if passed:
-            add("pawns: passed", PASSED_MG[rel_rank], PASSED_EG[rel_rank])
-            if rel_rank >= 3:
-                stop = sq + 8 if color == WHITE else sq - 8
-                d_them = DISTANCE[pos.king_square(color ^ 1)][stop]
-                d_us = DISTANCE[pos.king_square(color)][stop]
+            add("pawns: passed", PASSED_MG[rank], PASSED_EG[rank])
+            if rank >= 3:
+                stop = sq + 8 * own.forward
                 add("passed: king distance", 0,
-                    (PASSER_ENEMY_KING * d_them - PASSER_OWN_KING * d_us) * (rel_rank - 2))
+                    (PASSER_ENEMY_KING * _king_distance(enemy.king, stop)
+                     - PASSER_OWN_KING * _king_distance(own.king, stop)) * (rank - 2))
         if isolated:
             add("pawns: isolated", *ISOLATED)
         if doubled:
@@ -585,71 +613,76 @@ def _side_terms(pos, color):
         if backward:
             add("pawns: backward", *BACKWARD)
 
-    enemy_pawn_attacks = 0
-    for e in squares_of(bbs[them | PAWN]):
-        enemy_pawn_attacks |= PAWN_ATTACKS[color ^ 1][e]
-    safe = ~(pos.occ[color] | enemy_pawn_attacks)
-    zone = KING_ZONE[pos.king_square(color ^ 1)]
+    # mobility: attacked squares neither held by own pieces nor attacked by enemy pawns;
+    # king attack: pieces hitting the enemy king's square or its neighbours
+    king_zone = {sq for sq in range(64) if _king_distance(sq, enemy.king) <= 1}
     attackers = units = 0
     for pt in (KNIGHT, BISHOP, ROOK, QUEEN):
-        for sq in squares_of(bbs[us | pt]):
-            if pt == KNIGHT:
-                att = KNIGHT_ATTACKS[sq]
-            elif pt == BISHOP:
-                att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
-            elif pt == ROOK:
-                att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
-            else:
-                att = (ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
-                       | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]])
-            n = popcount(att & safe) - MOBILITY_CENTRE[pt]
+        for sq in own.squares[pt]:
+            attacked = _attacked_by(board, sq)
+            n = len(attacked - own.occupied - enemy.pawn_attacks) - MOBILITY_CENTRE[pt]
             add("mobility", MOBILITY_WEIGHT[pt][0] * n * MOBILITY_PERCENT // 100,
                 MOBILITY_WEIGHT[pt][1] * n * MOBILITY_PERCENT // 100)
-            if att & zone:
+            hits = len(attacked & king_zone)
+            if hits:
                 attackers += 1
-                units += KING_ATTACK_UNITS[pt] * popcount(att & zone)
-            if pt == ROOK and not BB_FILES[sq & 7] & bbs[us | PAWN]:
-                add("rook files", *(ROOK_SEMI_OPEN_FILE if BB_FILES[sq & 7] & bbs[them | PAWN]
-                                    else ROOK_OPEN_FILE))
-    if attackers > 1 and (bbs[us | QUEEN] or not KING_ATTACK_NEEDS_QUEEN):
-        add("king attack", units * KING_DANGER[attackers] // 10000, 0)
+                units += KING_ATTACK_UNITS[pt] * hits
+            if pt == ROOK:
+                file_pawns = {board[s] >> 3 for s in range(sq & 7, 64, 8) if board[s] & 7 == PAWN}
+                if own.color not in file_pawns:
+                    add("rook files", *(ROOK_SEMI_OPEN_FILE if file_pawns else ROOK_OPEN_FILE))
+    if attackers > 1 and (own.count(QUEEN) or not KING_ATTACK_NEEDS_QUEEN):
+        add("king attack", units * ATTACKER_WEIGHT[attackers] * KING_ATTACK_PERCENT // 10000, 0)
 
-    ksq = pos.king_square(color)
-    add("king shield", SHIELD_NEAR * popcount(SHIELD_NEAR_BB[color][ksq] & bbs[us | PAWN])
-        + SHIELD_FAR * popcount(SHIELD_FAR_BB[color][ksq] & bbs[us | PAWN]), 0)
-    if popcount(bbs[us | BISHOP]) >= 2:
+    # pawn shield: own pawns on the three files around a king on its first two ranks,
+    # one and two ranks in front of it
+    king_rank = own.relative_rank(own.king)
+    if king_rank <= 1:
+        near = far = 0
+        for sq in own.squares[PAWN]:
+            if abs((sq & 7) - (own.king & 7)) <= 1:
+                near += own.relative_rank(sq) == king_rank + 1
+                far += own.relative_rank(sq) == king_rank + 2
+        add("king shield", SHIELD_NEAR * near + SHIELD_FAR * far, 0)
+
+    if own.count(BISHOP) >= 2:
         add("bishop pair", *BISHOP_PAIR)
-    if pos.turn == color:
+    if pos.turn == own.color:
         add("tempo", *TEMPO)
-    if pos.occ[color ^ 1] == bbs[them | KING] and pos.occ[color] != bbs[us | KING]:
-        add("mop-up", 0, mopup(pos, color))
+    if len(enemy.occupied) == 1 and len(own.occupied) > 1:
+        add("mop-up", 0, _reference_mopup(own, enemy))
     return terms
 
 
 def evaluate_terms(pos):
-    """Every term as (white mg, white eg), then 'phase', 'blended' (the tapered sum),
-    'scale' (out of 64) and 'total' (evaluate's result): all from white's point of view,
-    like the table the UCI ``eval`` command prints."""
-    white = _side_terms(pos, WHITE)
-    black = _side_terms(pos, BLACK)
-    out = {"material+pst": unpack(pos.psq)}
-    for name in TERM_NAMES[1:]:
-        out[name] = (white[name][0] - black[name][0], white[name][1] - black[name][1])
-    mg = sum(v[0] for v in out.values())
-    eg = sum(v[1] for v in out.values())
-    phase = game_phase(pos)
-    blended = _blend(pos, mg, eg, phase)
-    w_passed = sum(1 << sq for sq, f in _pawn_facts(pos, WHITE).items() if f[0])
-    b_passed = sum(1 << sq for sq, f in _pawn_facts(pos, BLACK).items() if f[0])
+    """The reference evaluation, term by term: each term as (white mg, white eg), then
+    'phase', 'blended' (the tapered sum), 'scale' (out of 64) and 'total' (what
+    ``evaluate`` must return), all from white's point of view, as the UCI ``eval`` prints."""
+    sides = [_Side(pos.board, WHITE), _Side(pos.board, BLACK)]
+    facts = [_pawn_facts(sides[WHITE], sides[BLACK]), _pawn_facts(sides[BLACK], sides[WHITE])]
+    white = _reference_side_terms(pos, sides[WHITE], sides[BLACK], facts[WHITE])
+    black = _reference_side_terms(pos, sides[BLACK], sides[WHITE], facts[BLACK])
+    out = {name: (white[name][0] - black[name][0], white[name][1] - black[name][1])
+           for name in TERM_NAMES}
+    mg = sum(out[name][0] for name in TERM_NAMES)
+    eg = sum(out[name][1] for name in TERM_NAMES)
+    phase = min(MAX_PHASE, sum(PHASE_WEIGHTS.get(pos.board[sq] & 7, 0)
+                               for sq in range(64) if pos.board[sq]))
+    # tapered from the side to move's view, so that rounding down is the same for both
+    us = pos.turn
+    sign = 1 if us == WHITE else -1
+    blended = (sign * mg * phase + sign * eg * (MAX_PHASE - phase)) // MAX_PHASE
     scale = SCALE_NORMAL
     if blended and phase <= SCALE_MAX_PHASE:
-        strong = pos.turn if blended > 0 else pos.turn ^ 1
-        scale = scale_factor(pos, strong, w_passed if strong == WHITE else b_passed)
-    sign = 1 if pos.turn == WHITE else -1
+        strong = us if blended > 0 else us ^ 1
+        strong_passed = sum(f[0] for f in facts[strong].values())
+        scale = _reference_scale(sides[strong], sides[strong ^ 1], strong_passed)
+    # scaled toward zero
+    total = abs(blended) * scale // SCALE_NORMAL * (1 if blended >= 0 else -1)
     out["phase"] = phase
     out["blended"] = sign * blended
     out["scale"] = scale
-    out["total"] = sign * _scaled(pos, blended, phase, w_passed, b_passed)
+    out["total"] = sign * total
     return out
 
 

@@ -1,5 +1,6 @@
-"""Evaluation: colour symmetry, file symmetry of the positional terms, the fast path against
-the term-by-term path, incremental PSQ, PeSTO table orientation and known orderings."""
+"""Evaluation: the fast path against the reference path (``evaluate_terms``) on thousands of
+positions, and that a wrong fast-path table shows as a disagreement; colour and file
+symmetry, incremental PSQ, PeSTO table orientation, known orderings and the A/B switches."""
 
 import random
 
@@ -8,12 +9,13 @@ import pytest
 
 import ablations
 import engine.evaluate as evaluate_module
+import engine.position as position_module
 from engine.evaluate import (evaluate, evaluate_terms, game_phase, clear_cache, TERM_NAMES,
                              DOUBLED, ISOLATED, BACKWARD)
 from engine.movegen import generate_moves
 from engine.position import Position
 from engine.psqt import PSQ, PST_MG, PST_EG, MATERIAL_MG, MATERIAL_EG, pack, unpack
-from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, CAPTURE,
                           parse_square, make_piece)
 
 
@@ -129,16 +131,141 @@ def test_file_flip_symmetry_of_positional_terms():
 
 
 # ------------------------------------------------------------------ two paths agree
-def test_fast_path_matches_terms():
+def game_positions(games, seed):
+    """Every position (a live Position, its psq kept incrementally) along seeded random
+    games, captures preferred now and then so that endgames appear."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        pos = Position()
+        for _ in range(rng.randint(20, 200)):
+            moves = generate_moves(pos)
+            if not moves or pos.halfmove >= 100:
+                break
+            captures = [m for m in moves if m >> 12 & CAPTURE]
+            pos.make(rng.choice(captures if captures and rng.random() < 0.3 else moves))
+            yield pos
+
+
+def placed_positions(n, seed):
+    """n legal positions with pieces dropped on random squares: few-piece endings (bare
+    kings, KBN, opposite bishops, promoted pieces) that games reach rarely."""
+    rng = random.Random(seed)
+    kinds = "PPPPNNBBRRQ"
+    made = 0
+    while made < n:
+        board = chess.Board(None)
+        board.set_piece_at(rng.randrange(64), chess.Piece(chess.KING, chess.WHITE))
+        board.set_piece_at(rng.choice([s for s in range(64) if board.piece_at(s) is None]),
+                           chess.Piece(chess.KING, chess.BLACK))
+        for _ in range(rng.choice((0, 1, 2, 3, 4, 6, 10, 16))):
+            sq = rng.randrange(64)
+            if board.piece_at(sq) is None:
+                symbol = rng.choice(kinds)
+                board.set_piece_at(sq, chess.Piece.from_symbol(symbol if rng.random() < 0.5
+                                                                else symbol.lower()))
+        board.turn = rng.random() < 0.5
+        if board.is_valid():
+            made += 1
+            yield Position(board.fen())
+
+
+def assert_paths_agree(pos):
+    terms = evaluate_terms(pos)
+    expected = terms["total"] if pos.turn == WHITE else -terms["total"]
+    table = "\n".join("  %-22s %s" % (name, value) for name, value in terms.items())
+    assert evaluate(pos) == expected, "fast %d, reference %d in %s\n%s" % (
+        evaluate(pos), expected, pos.fen(), table)
+
+
+@pytest.mark.parametrize("source", ["games", "placements"])
+def test_fast_path_matches_reference(source):
+    clear_cache()
+    positions = game_positions(40, seed=5) if source == "games" else placed_positions(2000, seed=6)
+    checked = 0
+    for pos in positions:
+        assert_paths_agree(pos)
+        checked += 1
+    assert checked >= 2000
+
+
+def test_fast_path_caches_return_the_same_value():
     clear_cache()
     for fen in POSITIONS:
         pos = Position(fen)
-        terms = evaluate_terms(pos)
-        total = terms["total"] if pos.turn == WHITE else -terms["total"]
-        assert evaluate(pos) == total, fen
+        first = evaluate(pos)
         evaluate_module._eval_cache.clear()
-        assert evaluate(pos) == total, "second call (pawn cache hit) differs: " + fen
-        assert evaluate(pos) == total, "third call (eval cache hit) differs: " + fen
+        assert evaluate(pos) == first, "second call (pawn cache hit) differs: " + fen
+        assert evaluate(pos) == first, "third call (eval cache hit) differs: " + fen
+
+
+def test_fast_path_matches_reference_with_every_weight_switched_on():
+    """The weights that are 0 by default (tempo, rook files), odd percentages (rounding
+    per piece) and the king attack without a queen, on both paths."""
+    fens = POSITIONS[:250] + _ABLATION_EXTRA
+    results = _probe(fens, "TEMPO=15:5,ROOK_OPEN_FILE=25:10,ROOK_SEMI_OPEN_FILE=12:6,"
+                           "MOBILITY_PERCENT=37,KING_ATTACK_PERCENT=153,KING_ATTACK_NEEDS_QUEEN=0")
+    for fen, r in zip(fens, results):
+        assert r["eval"] == r["total"], fen
+    assert any(r["rows"]["rook files"] != [0, 0] for r in results)
+    assert any(r["rows"]["tempo"] != [0, 0] for r in results)
+
+
+def test_reference_attacks_match_python_chess():
+    """The reference's own steps and ray walks, against python-chess, for every piece."""
+    for fen in POSITIONS[:200]:
+        board, pos = chess.Board(fen), Position(fen)
+        for sq, piece in board.piece_map().items():
+            assert evaluate_module._attacked_by(pos.board, sq) == set(board.attacks(sq)), (
+                "%s on %s in %s" % (piece.symbol(), chess.square_name(sq), fen))
+
+
+def _without_king_square(zone_table):
+    return [bb & ~(1 << sq) for sq, bb in enumerate(zone_table)]
+
+
+def _black_pst_unmirrored(psq):
+    table = [row[:] for row in psq]
+    for pt in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING):
+        table[make_piece(BLACK, pt)] = [-v for v in psq[make_piece(WHITE, pt)]]
+    return table
+
+
+# (module, table name, a plausible bug in it)
+WRONG_TABLES = {
+    "king zone without the king's square": (
+        evaluate_module, "KING_ZONE", lambda t: _without_king_square(t)),
+    "king distance as Manhattan": (
+        evaluate_module, "DISTANCE", lambda t: evaluate_module.MANHATTAN),
+    "centre distance off by a file": (
+        evaluate_module, "CENTRE_MANHATTAN", lambda t: [t[sq ^ 1] for sq in range(64)]),
+    "black's pawn shield read from white's side": (
+        evaluate_module, "SHIELD_NEAR_BB", lambda t: [t[WHITE], t[WHITE]]),
+    "knight mobility off by one square": (
+        evaluate_module, "MOB_KNIGHT", lambda t: t[1:] + t[-1:]),
+    "passed-pawn bonus by absolute rank": (
+        evaluate_module, "PASSED_PACKED", lambda t: tuple(reversed(t))),
+    "black's piece-square tables not mirrored": (
+        position_module, "PSQ", _black_pst_unmirrored),
+}
+
+
+@pytest.mark.parametrize("bug", sorted(WRONG_TABLES))
+def test_reference_catches_a_wrong_fast_path_table(bug, monkeypatch):
+    """The reference shares no table with the fast path, so breaking one of the fast
+    path's shows up as a disagreement."""
+    module, name, corrupt = WRONG_TABLES[bug]
+    monkeypatch.setattr(module, name, corrupt(getattr(module, name)))
+    clear_cache()
+    try:
+        fens = POSITIONS + [pos.fen() for pos in placed_positions(300, seed=7)]
+        differ = 0
+        for fen in fens:
+            pos = Position(fen)
+            terms = evaluate_terms(pos)
+            differ += evaluate(pos) != (terms["total"] if pos.turn == WHITE else -terms["total"])
+        assert differ > 0, "no position told the wrong %s from the right one" % name
+    finally:
+        clear_cache()
 
 
 def test_terms_sum_to_blended_score():
