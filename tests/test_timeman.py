@@ -1,12 +1,13 @@
-"""Time management: the limits chosen from a `go`, ponder/stop behaviour, and simulated
-games that must never lose on time."""
+"""Time management: the limits chosen from a `go`, the rules that depend on the position
+(one legal move, no time at all), ponder/stop behaviour, and simulated games that must
+never lose on time."""
 
 import time
 
 import pytest
 
-from engine.timeman import (Limits, TimeManager, allocate, HARD_FRACTION,
-                            HARD_FRACTION_LAST_MOVE, SUDDEN_DEATH_MOVES)
+from engine.timeman import (Limits, TimeManager, allocate, plan_search, HARD_FRACTION,
+                            HARD_FRACTION_LAST_MOVE, ONLY_MOVE_MS, SUDDEN_DEATH_MOVES)
 
 WHITE, BLACK = 0, 1
 INF = float("inf")
@@ -181,3 +182,38 @@ def test_sudden_death_without_increment_lasts_long():
     # no increment: the clock can only shrink, but 60 typical moves must fit in 10 s
     assert simulate(10000, 0, None, spend="soft", moves=60) > 0
     assert SUDDEN_DEATH_MOVES >= 20
+
+
+def test_one_legal_move_with_a_clock_is_capped():
+    lim = limits(wtime=60000, btime=60000)
+    assert allocate(lim, WHITE, 50)[1] > 10 * ONLY_MOVE_MS
+    tm = plan_search(lim, WHITE, 1, 50)
+    assert tm.soft_ms <= ONLY_MOVE_MS and tm.hard_ms <= ONLY_MOVE_MS
+    assert tm.hard_deadline == pytest.approx(tm.clock_start + tm.hard_ms / 1000.0)
+    assert plan_search(limits(wtime=60000, btime=60000), WHITE, 2, 50).hard_ms > 10 * ONLY_MOVE_MS
+    # no clock: depth, nodes, movetime and infinite searches are left alone
+    assert plan_search(limits(movetime=1000), WHITE, 1, 50).hard_ms == 950
+    assert not plan_search(limits(depth=3), WHITE, 1, 50).has_deadline()
+    # pondering on one legal move: capped from the ponderhit on
+    tm = plan_search(limits(ponder=True, wtime=60000, btime=60000), WHITE, 1, 50)
+    assert not tm.has_deadline()
+    tm.ponderhit()
+    assert tm.hard_ms <= ONLY_MOVE_MS and tm.has_deadline()
+
+
+@pytest.mark.parametrize("fields", [dict(wtime=0, btime=1000), dict(wtime=-5, btime=1000),
+                                    dict(wtime=10, btime=1000, movestogo=1), dict(movetime=0),
+                                    dict(movetime=30)])
+def test_no_time_at_all_searches_depth_1(fields):
+    lim = limits(**fields)
+    tm = plan_search(lim, WHITE, 20, 50)
+    assert tm.hard_ms == 0 and lim.depth == 1
+
+
+@pytest.mark.parametrize("fields", [dict(wtime=0, btime=1000, depth=4), dict(movetime=0, ponder=True),
+                                    dict(movetime=0, infinite=True), dict(wtime=5000, btime=5000),
+                                    dict(movetime=1000)])
+def test_depth_1_only_when_nothing_else_says_so(fields):
+    lim = limits(**fields)
+    plan_search(lim, WHITE, 20, 50)
+    assert lim.depth == fields.get("depth")

@@ -270,6 +270,90 @@ def test_uciok_startup_time():
     assert uciok[2] < STARTUP_LIMIT_MS * SLACK
 
 
+# GUIs remember these; a changed name, type, default or range breaks their settings
+OPTION_LINES = [
+    "option name Debug Log File type string default <empty>",
+    "option name Hash type spin default 16 min 1 max 1024",
+    "option name Clear Hash type button",
+    "option name Ponder type check default false",
+    "option name MultiPV type spin default 1 min 1 max 64",
+    "option name Move Overhead type spin default 50 min 0 max 5000",
+    "option name UCI_Chess960 type check default false",
+    "option name UCI_ShowWDL type check default false",
+]
+
+
+def test_option_lines_are_unchanged(uci):
+    assert [line for line in uci.transcript if line.startswith("option ")] == OPTION_LINES
+
+
+def test_options_are_named_fields():
+    from engine.uci import OPTIONS, EngineOptions, UciSession
+    values = EngineOptions()
+    fields = [opt.field for opt in OPTIONS]
+    assert len(set(fields)) == len(fields)
+    for opt in OPTIONS:
+        if opt.kind != "button":
+            assert getattr(values, opt.field) == opt.default, opt.name
+    assert values.show_wdl is False and values.move_overhead == 50
+    with pytest.raises(AttributeError):
+        values.show_wld = True          # a misspelt option is an error, not a new value
+    import io
+    session = UciSession(out=io.StringIO())
+    assert set(session.option_handlers) <= set(fields)
+    session.handle_line("setoption name uci_showwdl value true")
+    session.handle_line("setoption name Move Overhead value 7")
+    assert session.options.show_wdl is True and session.options.move_overhead == 7
+
+
+def test_the_front_end_starts_without_the_board_modules():
+    """What `python -m engine` imports before it can answer `uci`: no tables are built."""
+    code = ("import sys, engine.__main__; "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('engine'))))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=str(REPO), capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    loaded = set(out.stdout.split())
+    light = {"engine", "engine.__main__", "engine.uci", "engine.streams", "engine.timeman",
+             "engine.types"}
+    assert loaded <= light, "imported at start-up: %s" % sorted(loaded - light)
+
+
+def run_cli(*args):
+    return subprocess.run(ENGINE_CMD + list(args), cwd=str(REPO), capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_command_line_help_version_and_errors():
+    from engine import __version__
+    for flag in ("--help", "-h"):
+        out = run_cli(flag)
+        assert out.returncode == 0 and out.stderr == ""
+        assert out.stdout.startswith("usage: basilisk")
+        assert "basilisk bench" in out.stdout and "basilisk perft" in out.stdout
+        assert "--version" in out.stdout
+    out = run_cli("--version")
+    assert (out.returncode, out.stdout, out.stderr) == (0, "Basilisk %s\n" % __version__, "")
+    for bad in (["--nonsense"], ["uci"], ["bench", "x"], ["bench", "0"], ["perft"]):
+        out = run_cli(*bad)
+        assert out.returncode == 2, bad
+        assert out.stdout == "" and "usage" in out.stderr, (bad, out.stderr)
+        assert "Traceback" not in out.stderr
+
+
+def test_command_line_perft():
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    out = run_cli("perft", "--depth", "2", "--fen", fen)
+    assert out.returncode == 0, out.stderr
+    board = chess.Board(fen)
+    expected = 0
+    for move in board.legal_moves:
+        board.push(move)
+        expected += board.legal_moves.count()
+        board.pop()
+    assert out.stdout.splitlines()[-1] == "Nodes searched: %d" % expected
+
+
 def test_unknown_first_command_is_not_fatal():
     s = Session()
     s.send("xboard")
@@ -762,6 +846,24 @@ def test_go_perft_matches_python_chess(uci):
     assert uci.sync() == []         # no bestmove for go perft
 
 
+def test_go_perft_can_be_stopped(uci):
+    # depth 5 from the start: a few seconds per root move, ~20 root moves
+    uci.send("position startpos")
+    uci.send("go perft 5")
+    time.sleep(0.5)
+    start = time.perf_counter()
+    uci.send("stop")
+    lines = uci.expect("info string perft stopped", timeout=60)
+    print("\nstop -> perft stopped after %.0f ms (it stops between root moves)"
+          % ((time.perf_counter() - start) * 1000))
+    assert len(lines) < 20 + 1                       # not every root move was counted
+    assert not any(line.startswith(("Nodes searched", "bestmove")) for line in lines)
+    assert uci.sync() == []
+    uci.send("go depth 1")                           # the engine is free again
+    move, _, _ = uci.bestmove()
+    assert_legal(chess.STARTING_FEN, move)
+
+
 def test_bench_in_the_loop_and_from_the_shell(uci):
     uci.send("bench 2")
     lines = uci.expect("Nodes/second", timeout=60)
@@ -1093,10 +1195,10 @@ def test_a_failing_search_still_gives_one_legal_bestmove(mode, capsys):
     loader.start()
     session = uci_module.UciSession(out=out, loader=loader)
     session.ensure_ready()
-    session.searcher = FaultySearcher(mode)
+    session.engine.searcher = FaultySearcher(mode)
     session.handle_line("position startpos")
     session.handle_line("go depth 3")
-    assert session.job.join(5)
+    assert session.engine.wait_idle(5)
     lines = out.getvalue().splitlines()
     bestmoves = [line for line in lines if line.startswith("bestmove")]
     assert len(bestmoves) == 1, lines
@@ -1135,3 +1237,138 @@ def test_other_time_controls(control, protocol_problems):
         white.quit()
         black.quit()
     assert protocol_problems == []
+
+
+# ---------------------------------------------------------------------- the facade, in-process
+class Collector:
+    """Callbacks for engine.engine.Engine that keep what they are given."""
+
+    def __init__(self):
+        self.infos = []
+        self.bestmoves = []
+        self.errors = []
+        self.counts = []
+        self.done = []
+        self.finished = threading.Event()
+
+    def on_info(self, info):
+        self.infos.append(info)
+
+    def on_bestmove(self, best, ponder):
+        self.bestmoves.append((best, ponder))
+        self.finished.set()
+
+    def on_error(self, message):
+        self.errors.append(message)
+
+    def on_exception(self, what, exc):
+        self.errors.append("%s: %r" % (what, exc))
+
+    def on_count(self, move, count):
+        self.counts.append((move, count))
+
+    def on_done(self, *result):
+        self.done.append(result)
+        self.finished.set()
+
+
+def facade_go(engine, collector, fen, **limit_fields):
+    from engine.engine import Position, root_moves
+    from engine.timeman import Limits, plan_search
+    pos = Position(fen)
+    limits = Limits()
+    for key, value in limit_fields.items():
+        setattr(limits, key, value)
+    legal = root_moves(pos, limits.searchmoves)
+    timeman = plan_search(limits, pos.turn, len(legal))
+    assert engine.go(pos, limits, timeman, legal, on_info=collector.on_info,
+                     on_bestmove=collector.on_bestmove)
+    return pos
+
+
+def test_a_search_through_the_facade():
+    from engine.engine import Engine
+    from engine.notation import move_to_uci
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    got = Collector()
+    engine = Engine(hash_mb=4, on_error=got.on_error, on_exception=got.on_exception)
+    facade_go(engine, got, fen, depth=3)
+    assert engine.wait_idle(30)
+    assert got.errors == [] and len(got.bestmoves) == 1
+    best, ponder = got.bestmoves[0]
+    assert_legal(fen, move_to_uci(best), ponder=move_to_uci(ponder) if ponder else None)
+    depths = [info["depth"] for info in got.infos if info.get("pv")]
+    assert max(depths) == 3
+    for info in got.infos:
+        if info.get("pv"):
+            check_pv(fen, [move_to_uci(m) for m in info["pv"]])
+    assert got.infos[-1]["pv"][0] == best
+
+
+def test_the_facade_holds_bestmove_until_stop_and_defers_searcher_calls():
+    from engine.engine import Engine
+    from engine.notation import move_to_uci
+    got = Collector()
+    engine = Engine(hash_mb=4, on_error=got.on_error, on_exception=got.on_exception)
+    facade_go(engine, got, chess.STARTING_FEN, infinite=True)
+    time.sleep(0.3)
+    assert engine.busy() and got.bestmoves == []
+    engine.set_hash(8)                      # not while the search uses the table
+    engine.new_game()
+    assert [name for name, _ in engine.pending] == ["set_hash", "clear"]
+    assert engine.searcher.hash_mb == 4
+    engine.stop()
+    assert got.finished.wait(5) and engine.wait_idle(5)
+    assert not engine.busy() and len(got.bestmoves) == 1
+    assert_legal(chess.STARTING_FEN, move_to_uci(got.bestmoves[0][0]))
+    got.finished.clear()
+    facade_go(engine, got, chess.STARTING_FEN, depth=1)     # applies them first
+    assert engine.searcher.hash_mb == 8 and engine.pending == []
+    assert got.finished.wait(10) and len(got.bestmoves) == 2
+    assert got.errors == []
+
+
+def test_the_facade_gives_0_without_a_legal_move():
+    from engine.engine import Engine
+    got = Collector()
+    engine = Engine(hash_mb=1, on_error=got.on_error, on_exception=got.on_exception)
+    facade_go(engine, got, "R5k1/5ppp/8/8/8/8/8/K7 b - - 0 1", depth=3)
+    assert got.finished.wait(10)
+    assert got.bestmoves == [(0, 0)] and got.errors == []
+
+
+def test_divide_stops_between_root_moves():
+    from engine.perft import divide
+    from engine.position import Position
+    pos = Position()
+    full = divide(pos, 2)
+    asked = []
+
+    def stop_after_three():
+        asked.append(1)
+        return len(asked) > 3
+
+    reported = []
+    assert divide(pos, 2, stop=stop_after_three, report=lambda m, n: reported.append((m, n))) is None
+    assert reported == full[:3]
+    assert divide(pos, 2, stop=lambda: False) == full
+    assert pos.fen() == chess.STARTING_FEN      # restored
+
+
+def test_the_facade_perft_counts_and_stops():
+    from engine.engine import Engine
+    from engine.position import Position
+    got = Collector()
+    engine = Engine(hash_mb=1, on_error=got.on_error, on_exception=got.on_exception)
+    assert engine.perft(Position(), 3, on_count=got.on_count, on_done=got.on_done)
+    assert got.finished.wait(60) and engine.wait_idle(5)
+    assert len(got.counts) == 20 and sum(n for _, n in got.counts) == 8902
+    assert got.done[0][0] == 8902 and got.done[0][2] is False
+    got = Collector()
+    assert engine.perft(Position(), 5, on_count=got.on_count, on_done=got.on_done)
+    time.sleep(0.2)
+    engine.stop()
+    assert got.finished.wait(60) and engine.wait_idle(5)
+    assert got.done[0][0] is None and got.done[0][2] is True
+    assert len(got.counts) < 20
+    assert got.errors == []
