@@ -1,12 +1,24 @@
-"""Command line: `basilisk` (UCI loop), `basilisk perft --depth N [--fen FEN] [--bulk]`,
-`basilisk bench [depth]`."""
+"""The command line, and the only place that reads it: ``basilisk`` (or ``python -m
+engine``) runs the UCI loop; see USAGE for the rest."""
 
 import sys
 import time
 
+from engine import __version__
+from engine.uci import ENGINE_NAME, main as uci_main
+
+USAGE = """usage: basilisk                    the UCI engine on stdin/stdout
+       basilisk bench [depth]      search the bench positions; prints the node count
+       basilisk perft --depth N [--fen FEN] [--bulk] [--chess960]
+                                   count the leaf nodes below each move (divide)
+       basilisk --help | --version"""
+
+# The subcommands import the board modules themselves (engine.engine builds its tables at
+# import), so that `basilisk` alone starts the UCI loop without waiting for them.
+
 
 def perft_command(argv):
-    import argparse     # here, not at the top: it costs start-up time the UCI loop need not pay
+    import argparse     # costs start-up time the UCI loop need not pay
 
     from engine.notation import move_to_uci
     from engine.perft import divide
@@ -37,15 +49,43 @@ def perft_command(argv):
     return 0
 
 
+def bench_command(argv):
+    """`basilisk bench [depth]`: progress on stderr, the summary on stdout."""
+    from engine.engine import run_bench, BENCH_MAX_DEPTH
+
+    depth = None
+    if argv:
+        try:
+            depth = int(argv[0])
+        except ValueError:
+            depth = 0
+        if not 1 <= depth <= BENCH_MAX_DEPTH:
+            sys.stderr.write("usage: basilisk bench [depth]  (depth 1..%d)\n" % BENCH_MAX_DEPTH)
+            return 2
+    lines = run_bench(depth, progress=sys.stderr)
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] == "perft":
-        return perft_command(argv[1:])
-    if argv and argv[0] == "bench":
-        from engine.uci import bench_command
+    """Run what the command line asks; the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        return uci_main()
+    command = argv[0]
+    if command in ("-h", "--help"):
+        print(USAGE)
+        return 0
+    if command == "--version":
+        print("%s %s" % (ENGINE_NAME, __version__))
+        return 0
+    if command == "bench":
         return bench_command(argv[1:])
-    from engine.uci import main as uci_main
-    return uci_main(argv)
+    if command == "perft":
+        return perft_command(argv[1:])
+    sys.stderr.write("basilisk: unknown arguments %s\n%s\n" % (" ".join(argv), USAGE))
+    return 2
 
 
 if __name__ == "__main__":

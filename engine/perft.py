@@ -2,6 +2,8 @@
 
 ``perft`` makes and unmakes every move down to and including the leaves (the figure the
 speed benchmark measures); ``perft_bulk`` counts the legal moves at the last ply instead.
+``divide`` gives the count below each root move (Stockfish's `go perft`), and can be stopped
+between root moves.
 """
 
 from engine.movegen import generate_moves
@@ -44,12 +46,21 @@ def perft_bulk(pos, depth):
     return nodes
 
 
-def divide(pos, depth, bulk=False):
-    """[(move, count)] for each root move, in generation order."""
+def divide(pos, depth, bulk=False, stop=None, report=None):
+    """[(move, count)] for each root move, in generation order.
+
+    ``stop()``, when given, is asked before each root move: once it is true, divide
+    returns None.  ``report(move, count)`` is called as each count becomes known.
+    """
     count = perft_bulk if bulk else perft
     out = []
     for move in generate_moves(pos):
+        if stop is not None and stop():
+            return None
         pos.make(move)
-        out.append((move, count(pos, depth - 1)))
+        nodes = count(pos, depth - 1)
         pos.unmake()
+        out.append((move, nodes))
+        if report is not None:
+            report(move, nodes)
     return out

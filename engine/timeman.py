@@ -1,47 +1,23 @@
 """Time management: how long one `go` may think.
 
-A TimeManager is made per `go` from its ``Limits``.  It sets two limits, both measured
-from the moment our clock starts (the `go`, or the `ponderhit` of a pondering search):
+``plan_search(limits, us, legal_count, move_overhead_ms, start)`` makes the TimeManager of
+one `go` (and applies the rules that need the position: one legal move, no time at all).
+It sets two limits, both measured from the moment our clock starts (the `go`, or the
+`ponderhit` of a pondering search): the soft limit (``soft_ms``), which the search asks
+between iterations (``soft_expired()``), and the hard limit (``hard_ms``), which it asks
+every few hundred nodes (``hard_expired()``, one attribute test and one clock read).
+``allocate`` says how they are chosen.
 
-- the soft limit (``soft_ms``): the time we aim to spend.  The search asks
-  ``soft_expired()`` between iterations and does not start another once it is past.
-- the hard limit (``hard_ms``): never think longer.  The search asks ``hard_expired()``
-  every few hundred nodes (it is one attribute test and one clock read) and unwinds.
+For the search (all cheap, all safe to call from the search thread): ``elapsed_ms()`` (ms
+since the `go`, what `info time` shows), ``clock_ms()`` (ms since our clock started),
+``hard_expired()`` / ``soft_expired()`` (both True once ``stop()`` was called),
+``scale_soft(factor)`` (the soft limit times factor, e.g. 1.5 while the best move keeps
+changing; calls do not compound), ``has_deadline()`` (False for infinite, ponder until
+ponderhit, and depth/nodes/mate-only searches).
 
-For the search (all cheap, all safe to call from the search thread):
-
-- ``elapsed_ms()``: ms since the `go` (what `info time` shows).
-- ``clock_ms()``: ms since our clock started (the ponderhit when pondering).
-- ``hard_expired()`` / ``soft_expired()``: as above; both are True once ``stop()`` was called.
-- ``scale_soft(factor)``: rescale the soft limit against its base value, e.g. 1.5 when the
-  best move keeps changing, 0.5 when it is stable; never beyond the hard limit.  Calls do
-  not compound: ``scale_soft(1.0)`` restores the base value.
-- ``has_deadline()``: False for infinite, ponder (until ponderhit) and depth/nodes/mate-only
-  searches.
-
-For the UCI front end: ``cap(ms)`` (at most this long, e.g. with one legal move), ``start=`` (the perf_counter() time the `go` line was read, so
-time spent before the search starts is counted), ``stop()`` forces both limits to expire (so a `stop` that arrives
-before the search has even started is not lost), and ``ponderhit()`` starts our clock.
-
-How the limits are chosen (all figures in ms, ``overhead`` = the Move Overhead option):
-
-- ``movetime T``: soft = hard = T - overhead.
-- clock (wtime/btime given): plan for ``mtg`` more moves (``movestogo``, or
-  ``SUDDEN_DEATH_MOVES`` without it).  As Stockfish does, the time for them is our time
-  plus the increments still to come, less the overhead of every one of those moves:
-  ``time_left = time + inc * (mtg - 1) - overhead * (2 + mtg)`` (but at least
-  ``MIN_SHARE`` of what is left after one overhead, so a short clock still searches a
-  little), and the soft limit is ``time_left / mtg``.  The overhead is charged per move
-  because each move really costs it (GUI, pipes, process switches), so the clock settles
-  well above zero in increment games instead of drifting down to it.  The hard limit is
-  ``HARD_RATIO`` times the soft limit, but at most a fraction (``HARD_FRACTION``; more
-  when few moves remain before a movestogo control) of the time left after
-  ``HARD_RESERVE_OVERHEADS`` overheads (or one per move to go, if more); below that,
-  both limits are 0.  A missing
-  own clock while the opponent's is given counts as 0, as in Stockfish.
-- zero, negative or tiny time: both limits are 0 and the search stops at its first
-  check, returning the best move it has (the UCI layer guarantees a legal one).
-- several limits together (e.g. movetime and wtime): the smaller deadline wins.
+For the front end: ``start=`` (the perf_counter() time the `go` line was read, so time
+spent before the search starts is counted), ``stop()`` (both limits expire, even before
+the search has started) and ``ponderhit()`` (our clock starts now).
 """
 
 import time
@@ -62,6 +38,9 @@ HARD_FRACTION_LAST_MOVE = 0.8
 HARD_RESERVE_OVERHEADS = 4
 # movestogo beyond this is treated as this (keeps huge values from starving a move).
 MAX_MOVES_TO_GO = 50
+# With one legal move and a clock running, think at most this long (the search still
+# gives the GUI a score and a ponder move).
+ONLY_MOVE_MS = 50
 
 _INF = float("inf")
 
@@ -87,10 +66,28 @@ class Limits:
         return "Limits(%s)" % fields
 
 
-def allocate(limits, us, move_overhead_ms=10, ply=0):
+def allocate(limits, us, move_overhead_ms=10):
     """(soft_ms, hard_ms) for a search; (inf, inf) when nothing limits the time.
 
-    ``ply`` (the game ply) is accepted for future use; the plan does not depend on it yet.
+    All figures in ms, ``overhead`` = the Move Overhead option:
+
+    - ``movetime T``: soft = hard = T - overhead.
+    - clock (wtime/btime given): plan for ``mtg`` more moves (``movestogo``, or
+      ``SUDDEN_DEATH_MOVES`` without it).  As Stockfish does, the time for them is our
+      time plus the increments still to come, less the overhead of every one of those
+      moves: ``time_left = time + inc * (mtg - 1) - overhead * (2 + mtg)`` (but at least
+      ``MIN_SHARE`` of what is left after one overhead, so a short clock still searches a
+      little), and the soft limit is ``time_left / mtg``.  The overhead is charged per
+      move because each move really costs it (GUI, pipes, process switches), so the
+      clock settles well above zero in increment games instead of drifting down to it.
+      The hard limit is ``HARD_RATIO`` times the soft limit, but at most a fraction
+      (``HARD_FRACTION``; more when few moves remain before a movestogo control) of the
+      time left after ``HARD_RESERVE_OVERHEADS`` overheads (or one per move to go, if
+      more); below that, both limits are 0.  A missing own clock while the opponent's is
+      given counts as 0, as in Stockfish.
+    - zero, negative or tiny time: both limits are 0 and the search stops at its first
+      check, returning the best move it has (``plan_search`` makes that a depth-1 search).
+    - several limits together (e.g. movetime and wtime): the smaller deadline wins.
     """
     soft = hard = _INF
     overhead = max(move_overhead_ms or 0, 0)
@@ -130,11 +127,11 @@ def allocate(limits, us, move_overhead_ms=10, ply=0):
 class TimeManager:
     """The clock of one `go`; see the module docstring."""
 
-    def __init__(self, limits, us, move_overhead_ms=10, ply=0, start=None):
+    def __init__(self, limits, us, move_overhead_ms=10, start=None):
         # start: the perf_counter() time the `go` arrived, when known (the clock runs from there)
         self.start = time.perf_counter() if start is None else start
         self.limits = limits
-        self.soft_ms, self.hard_ms = allocate(limits, us, move_overhead_ms, ply)
+        self.soft_ms, self.hard_ms = allocate(limits, us, move_overhead_ms)
         self.base_soft_ms = self.soft_ms
         self.stopped = False
         self.pondering = bool(limits.ponder)
@@ -192,3 +189,19 @@ class TimeManager:
         self.clock_start = time.perf_counter()
         if not self.limits.infinite:
             self._set_deadlines()
+
+
+def plan_search(limits, us, legal_count, move_overhead_ms=10, start=None):
+    """The TimeManager of one `go` with ``legal_count`` legal root moves (within searchmoves).
+
+    On top of ``allocate``: with one legal move and a clock, think at most ONLY_MOVE_MS;
+    with no time at all (a hard limit of 0, not pondering, not infinite, no depth given),
+    ``limits.depth`` is set to 1, since a depth-1 search ends before the search's first
+    clock check and still beats whatever move an aborted search has at hand.
+    """
+    timeman = TimeManager(limits, us, move_overhead_ms, start=start)
+    if legal_count == 1 and limits.uses_clock():
+        timeman.cap(ONLY_MOVE_MS)
+    if timeman.hard_ms == 0 and not (limits.ponder or limits.infinite) and not limits.depth:
+        limits.depth = 1
+    return timeman

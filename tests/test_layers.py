@@ -1,5 +1,5 @@
 """The engine's layering (STYLE.md): a module imports only from layers below it, nothing
-imports `uci`, and nothing under engine/ imports python-chess."""
+but the command line imports `uci`, and nothing under engine/ imports python-chess."""
 
 import ast
 from pathlib import Path
@@ -7,9 +7,9 @@ from pathlib import Path
 ENGINE = Path(__file__).resolve().parents[1] / "engine"
 
 LAYER = {
-    "types": 0, "bitboard": 1, "zobrist": 2, "psqt": 2, "position": 3, "movegen": 4,
-    "notation": 5, "evaluate": 5, "perft": 5, "tt": 6, "ordering": 6, "timeman": 6,
-    "search": 7, "uci": 8, "__main__": 9, "__init__": -1,
+    "types": 0, "streams": 0, "bitboard": 1, "zobrist": 2, "psqt": 2, "position": 3,
+    "movegen": 4, "notation": 5, "evaluate": 5, "perft": 5, "tt": 6, "ordering": 6,
+    "timeman": 6, "search": 7, "engine": 8, "uci": 9, "__main__": 10, "__init__": -1,
 }
 
 
@@ -21,6 +21,11 @@ def engine_imports(path):
                 yield alias.name
         elif isinstance(node, ast.ImportFrom) and node.module:
             yield node.module
+            if node.module == "engine":
+                # `from engine import search` imports the module engine.search
+                for alias in node.names:
+                    if alias.name in LAYER:
+                        yield "engine." + alias.name
 
 
 def test_every_module_has_a_layer():
@@ -39,3 +44,11 @@ def test_imports_point_downwards():
                 assert other in LAYER, name
                 assert LAYER[other] < me, "engine/%s (layer %d) imports %s (layer %d)" % (
                     path.name, me, other, LAYER[other])
+
+
+def test_only_the_command_line_imports_uci():
+    for path in ENGINE.glob("*.py"):
+        if path.stem in ("uci", "__main__"):
+            continue
+        for name in engine_imports(path):
+            assert name != "engine.uci", "engine/%s imports engine.uci" % path.name

@@ -1,12 +1,14 @@
-"""Time management: the limits chosen from a `go`, ponder/stop behaviour, and simulated
-games that must never lose on time."""
+"""Time management: the limits chosen from a `go`, the rules that depend on the position
+(one legal move, no time at all), ponder/stop behaviour, and simulated games that must
+never lose on time.  Nothing here depends on how loaded the machine is: clocks are
+checked against perf_counter() readings taken around the call, and costs in CPU time."""
 
 import time
 
 import pytest
 
-from engine.timeman import (Limits, TimeManager, allocate, HARD_FRACTION,
-                            HARD_FRACTION_LAST_MOVE, SUDDEN_DEATH_MOVES)
+from engine.timeman import (Limits, TimeManager, allocate, plan_search, HARD_FRACTION,
+                            HARD_FRACTION_LAST_MOVE, ONLY_MOVE_MS, SUDDEN_DEATH_MOVES)
 
 WHITE, BLACK = 0, 1
 INF = float("inf")
@@ -91,10 +93,11 @@ def test_limits_are_sane(remaining, inc, mtg, overhead):
 
 def test_hard_expired_is_cheap():
     tm = TimeManager(limits(wtime=60000, btime=60000), WHITE, 10)
-    start = time.perf_counter()
+    # CPU time, not wall-clock time: other processes on a busy machine do not count
+    start = time.process_time()
     for _ in range(100000):
         tm.hard_expired()
-    per_call_us = (time.perf_counter() - start) * 10
+    per_call_us = (time.process_time() - start) * 10
     assert per_call_us < 5, "%.2f us per call" % per_call_us
 
 
@@ -110,10 +113,13 @@ def test_ponder_has_no_deadline_until_ponderhit():
     assert not tm.has_deadline()
     time.sleep(0.15)                     # longer than the whole clock: still no deadline
     assert not tm.hard_expired()
+    before = time.perf_counter()
     tm.ponderhit()
+    after = time.perf_counter()
     assert tm.has_deadline()
-    assert not tm.hard_expired()         # our clock starts at the ponderhit
-    assert tm.clock_ms() < 20 and tm.elapsed_ms() >= 150
+    assert before <= tm.clock_start <= after    # our clock starts at the ponderhit
+    assert tm.hard_deadline == pytest.approx(tm.clock_start + tm.hard_ms / 1000.0)
+    assert tm.elapsed_ms() >= 150
     time.sleep((tm.hard_ms + 5) / 1000.0)
     assert tm.hard_expired()
 
@@ -181,3 +187,38 @@ def test_sudden_death_without_increment_lasts_long():
     # no increment: the clock can only shrink, but 60 typical moves must fit in 10 s
     assert simulate(10000, 0, None, spend="soft", moves=60) > 0
     assert SUDDEN_DEATH_MOVES >= 20
+
+
+def test_one_legal_move_with_a_clock_is_capped():
+    lim = limits(wtime=60000, btime=60000)
+    assert allocate(lim, WHITE, 50)[1] > 10 * ONLY_MOVE_MS
+    tm = plan_search(lim, WHITE, 1, 50)
+    assert tm.soft_ms <= ONLY_MOVE_MS and tm.hard_ms <= ONLY_MOVE_MS
+    assert tm.hard_deadline == pytest.approx(tm.clock_start + tm.hard_ms / 1000.0)
+    assert plan_search(limits(wtime=60000, btime=60000), WHITE, 2, 50).hard_ms > 10 * ONLY_MOVE_MS
+    # no clock: depth, nodes, movetime and infinite searches are left alone
+    assert plan_search(limits(movetime=1000), WHITE, 1, 50).hard_ms == 950
+    assert not plan_search(limits(depth=3), WHITE, 1, 50).has_deadline()
+    # pondering on one legal move: capped from the ponderhit on
+    tm = plan_search(limits(ponder=True, wtime=60000, btime=60000), WHITE, 1, 50)
+    assert not tm.has_deadline()
+    tm.ponderhit()
+    assert tm.hard_ms <= ONLY_MOVE_MS and tm.has_deadline()
+
+
+@pytest.mark.parametrize("fields", [dict(wtime=0, btime=1000), dict(wtime=-5, btime=1000),
+                                    dict(wtime=10, btime=1000, movestogo=1), dict(movetime=0),
+                                    dict(movetime=30)])
+def test_no_time_at_all_searches_depth_1(fields):
+    lim = limits(**fields)
+    tm = plan_search(lim, WHITE, 20, 50)
+    assert tm.hard_ms == 0 and lim.depth == 1
+
+
+@pytest.mark.parametrize("fields", [dict(wtime=0, btime=1000, depth=4), dict(movetime=0, ponder=True),
+                                    dict(movetime=0, infinite=True), dict(wtime=5000, btime=5000),
+                                    dict(movetime=1000)])
+def test_depth_1_only_when_nothing_else_says_so(fields):
+    lim = limits(**fields)
+    plan_search(lim, WHITE, 20, 50)
+    assert lim.depth == fields.get("depth")

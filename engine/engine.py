@@ -1,0 +1,422 @@
+"""The engine facade: what a front end (the UCI loop, the command line) drives.
+
+``Engine`` owns the state that outlives a position: the Searcher (hash table, histories)
+and the one job that runs in a worker thread -- a search, a perft or the benchmark.  Its
+methods are called from the front end's thread; results come back through callbacks,
+called in the worker thread, as move ints (0 = none) and engine.search's report dicts:
+formatting them is the front end's business, and every pv, best and ponder move it
+passes on is legal.  Searcher changes asked for while a job runs wait for the next `go`.
+
+    engine = Engine(hash_mb=16)
+    legal = root_moves(pos)
+    engine.go(pos, limits, plan_search(limits, pos.turn, len(legal)), legal,
+              on_info=print, on_bestmove=lambda best, ponder: print(best))
+    engine.wait_idle()          # or stop(), ponderhit(), stop_and_wait("go") ...
+
+``run_bench`` is the benchmark that both the UCI `bench` and ``basilisk bench`` print.
+The module also hands the front end the board functions it needs (see ``__all__``):
+importing it is the one expensive import (the tables take ~100 ms to build).
+"""
+
+import sys
+import threading
+import time
+
+from engine.evaluate import evaluate, evaluate_terms
+from engine.movegen import generate_moves
+from engine.notation import move_to_uci, parse_uci_move
+from engine.perft import divide
+from engine.position import Position, FenError, STARTING_FEN
+from engine.search import Searcher, BENCH_DEPTH
+from engine.search import run_bench as search_bench
+
+__all__ = [
+    "Engine", "run_bench", "root_moves", "legal_prefix", "BENCH_DEPTH", "BENCH_MAX_DEPTH",
+    # the board, for front ends that reach it only through this module
+    "Position", "FenError", "STARTING_FEN", "generate_moves", "move_to_uci",
+    "parse_uci_move", "evaluate", "evaluate_terms",
+]
+
+STOP_JOIN_SECONDS = 10.0        # how long a new job waits for a stopped one to end
+BENCH_HASH_MB = 16              # the hash of each bench position's fresh Searcher
+BENCH_MAX_DEPTH = 64            # `bench N` takes N in 1..this
+
+
+def _print_error(message):
+    sys.stderr.write("error: %s\n" % message)
+
+
+def _print_exception(what, exc):
+    import traceback    # only when something went wrong
+    sys.stderr.write("%s:\n" % what)
+    traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+
+
+def legal_prefix(pos, moves):
+    """The longest prefix of moves that is legal from pos (pos is restored)."""
+    out = []
+    try:
+        for move in moves:
+            if move not in generate_moves(pos):
+                break
+            pos.make(move)
+            out.append(move)
+    finally:
+        for _ in out:
+            pos.unmake()
+    return out
+
+
+def root_moves(pos, searchmoves=()):
+    """The legal moves of pos, only those in searchmoves when it is not empty."""
+    legal = generate_moves(pos)
+    if searchmoves:
+        legal = [m for m in legal if m in searchmoves]
+    return legal
+
+
+# ---------------------------------------------------------------------- the facade
+class Engine:
+    """The Searcher and the worker-thread job of one front end; see the module docstring.
+
+    ``on_error(message)`` receives problems worth telling the user; ``on_exception(what,
+    exc)`` an exception a job or the search raised (both may be called from any thread).
+    """
+
+    def __init__(self, hash_mb=16, on_error=None, on_exception=None):
+        self.searcher = Searcher(hash_mb=hash_mb)
+        self.on_error = on_error or _print_error
+        self.on_exception = on_exception or _print_exception
+        self.job = None
+        self.pending = []               # searcher calls deferred until no job runs
+
+    # -------------------------------------------------------------- searcher state
+    def busy(self):
+        """Is a job still working (not merely sending its last line)?"""
+        job = self.job
+        return job is not None and not job.done and job.alive()
+
+    def _searcher_call(self, name, *args):
+        if self.busy():
+            self.pending.append((name, args))
+        else:
+            getattr(self.searcher, name)(*args)
+
+    def _apply_pending(self):
+        pending, self.pending = self.pending, []
+        for name, args in pending:
+            getattr(self.searcher, name)(*args)
+
+    def set_hash(self, mb):
+        """Resize the transposition table (after the running job, if any)."""
+        self._searcher_call("set_hash", mb)
+
+    def clear_hash(self):
+        """Empty the hash table; the Searcher forgets its move-ordering histories too."""
+        self._searcher_call("clear")
+
+    def new_game(self):
+        """Forget everything learnt: the next search starts fresh."""
+        self._searcher_call("clear")
+
+    # -------------------------------------------------------------- jobs
+    def stop(self):
+        """Tell the job to stop, if there is one (safe from any thread)."""
+        job = self.job
+        if job is not None:
+            job.stop()
+
+    def ponderhit(self):
+        """The pondered move was played; False if no search was pondering."""
+        job = self.job
+        return job is not None and not job.done and job.alive() and job.ponderhit()
+
+    def stop_and_wait(self, why=None, timeout=STOP_JOIN_SECONDS):
+        """Make sure no job runs: a job still working is stopped, then waited for.
+
+        ``why`` names what needs the engine (e.g. "go"): when given, stopping a job that
+        had not already been told to stop is reported to on_error.  False if the job
+        would not end within ``timeout`` seconds.
+        """
+        job = self.job
+        if job is None or not job.alive():
+            return True
+        if job.done:
+            job.join(timeout)
+            return True
+        if why and not job.stop_event.is_set():
+            # after a `stop` the job is merely winding down: wait quietly, as Stockfish does
+            self.on_error("%s while %s is running: stopping it first" % (why, job.kind))
+        job.stop()
+        if not job.join(timeout):
+            self.on_error("the running %s did not stop" % job.kind)
+            return False
+        return True
+
+    def wait_idle(self, timeout=None):
+        """Wait for the job to end, without stopping it; False if it is still running."""
+        job = self.job
+        return job is None or job.join(timeout)
+
+    def go(self, pos, limits, timeman, legal, multipv=1, chess960=False, on_info=None,
+           on_bestmove=None):
+        """Search pos (the job keeps it) in the worker thread.
+
+        ``legal``: the legal root moves (within searchmoves); ``on_info(info)`` gets each
+        report; ``on_bestmove(best, ponder)`` is called exactly once, at the end (for `go
+        infinite` and an unanswered `go ponder` only after stop/ponderhit), with a legal
+        move, or 0 when there is none.  ``chess960`` only affects error messages.
+        A job still running is stopped first (quietly: ``stop_and_wait(why)`` reports it);
+        False, and nothing started, if it would not stop.
+        """
+        if not self.stop_and_wait():
+            return False
+        self._apply_pending()
+        self.job = SearchJob(self, pos, limits, timeman, legal, multipv, chess960,
+                             on_info, on_bestmove)
+        self.job.start()
+        return True
+
+    def perft(self, pos, depth, on_count=None, on_done=None):
+        """Count the leaves below each root move of pos in the worker thread.
+
+        ``on_count(move, count)`` for each root move, then ``on_done(total, seconds,
+        stopped)``; ``stop()`` ends it after the current root move (total is then None).
+        False if a running job would not stop.
+        """
+        if not self.stop_and_wait():
+            return False
+        self.job = PerftJob(self, pos, depth, on_count, on_done)
+        self.job.start()
+        return True
+
+    def bench(self, depth=None, on_done=None, progress=None):
+        """``run_bench`` in the worker thread; ``on_done(lines)``, lines None if stopped.
+
+        False if a running job would not stop.
+        """
+        if not self.stop_and_wait():
+            return False
+        self.job = BenchJob(self, depth, on_done, progress)
+        self.job.start()
+        return True
+
+
+# ---------------------------------------------------------------------- jobs
+class Job:
+    """Work run in the worker thread: a search, a perft or the bench."""
+
+    kind = "job"
+    done = False            # set just before the last result goes out (the thread then ends)
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._guarded_run, name="basilisk-" + self.kind,
+                                       daemon=True)
+
+    def start(self):
+        self.thread.start()
+
+    def alive(self):
+        return self.thread.is_alive()
+
+    def join(self, timeout=None):
+        self.thread.join(timeout)
+        return not self.thread.is_alive()
+
+    def stop(self):
+        self.stop_event.set()
+
+    def ponderhit(self):
+        return False
+
+    def _guarded_run(self):
+        try:
+            self.run()
+        except BaseException as exc:
+            self.engine.on_exception("%s failed" % self.kind, exc)
+            self.failed()
+        finally:
+            self.done = True
+
+    def run(self):
+        raise NotImplementedError
+
+    def failed(self):
+        pass
+
+
+class SearchJob(Job):
+    """One `go`: runs the search, then gives the best move (after stop/ponderhit if it must wait)."""
+
+    kind = "search"
+
+    def __init__(self, engine, pos, limits, timeman, legal, multipv, chess960, on_info,
+                 on_bestmove):
+        super().__init__(engine)
+        self.pos = pos
+        self.limits = limits
+        self.timeman = timeman
+        self.legal = legal                 # legal root moves (within searchmoves)
+        self.multipv = multipv
+        self.chess960 = chess960
+        self.on_info = on_info or (lambda info: None)
+        self.on_bestmove = on_bestmove or (lambda best, ponder: None)
+        self.root = pos.copy()             # for checking pv lines and the best move
+        self.searcher = engine.searcher
+        self.cond = threading.Condition()
+        self.stopped = False
+        self.pondering = bool(limits.ponder)
+        self.bestmove_sent = False
+        self.result = (0, 0)
+
+    def stop(self):
+        with self.cond:
+            self.stopped = True
+            self.timeman.stop()
+            self.searcher.stop()
+            self.cond.notify_all()
+        super().stop()
+
+    def ponderhit(self):
+        with self.cond:
+            if not self.pondering:
+                return False
+            self.pondering = False
+            self.timeman.ponderhit()
+            self.cond.notify_all()
+        return True
+
+    def report(self, info):
+        if info.get("pv"):
+            # a GUI rejects a line with an illegal move: pass on only its legal prefix
+            info = dict(info, pv=legal_prefix(self.root, list(info["pv"])))
+        self.on_info(info)
+        limits = self.limits
+        mate = info.get("mate")
+        if (limits.mate and mate is not None and 0 < mate <= limits.mate
+                and not info.get("bound")):
+            # `go mate N`: found one, so stop (bestmove still waits for stop if infinite)
+            self.timeman.stop()
+            self.searcher.stop()
+
+    def run(self):
+        best = ponder = 0
+        try:
+            if self.legal:
+                best, ponder = self.searcher.search(self.pos, self.limits, self.timeman,
+                                                    report=self.report, multipv=self.multipv)
+        except Exception as exc:
+            self.engine.on_exception("search failed", exc)
+        self.result = (best, ponder)
+        self.finish()
+
+    def failed(self):
+        if not self.bestmove_sent:
+            self.finish()
+
+    def finish(self):
+        # `go infinite` and an unanswered `go ponder` hold bestmove until stop/ponderhit
+        with self.cond:
+            while not self.stopped and (self.limits.infinite or self.pondering):
+                self.cond.wait()
+        if self.bestmove_sent:
+            return
+        self.bestmove_sent = True
+        best, ponder = self.checked_result()
+        self.done = True
+        self.on_bestmove(best, ponder)
+
+    def checked_result(self):
+        """(best, ponder) with best a legal root move (0 if none) and ponder legal after it."""
+        best, ponder = self.result
+        if not self.legal:
+            return 0, 0
+        if best not in self.legal:
+            if best:
+                self.engine.on_error("search returned the illegal move %s; playing %s instead"
+                                     % (move_to_uci(best, self.chess960),
+                                        move_to_uci(self.legal[0], self.chess960)))
+            best, ponder = self.legal[0], 0
+        if ponder:
+            self.root.make(best)
+            try:
+                if ponder not in generate_moves(self.root):
+                    ponder = 0
+            finally:
+                self.root.unmake()
+        return best, ponder
+
+
+class PerftJob(Job):
+    """`go perft N`: the count below each root move, then the total."""
+
+    kind = "perft"
+
+    def __init__(self, engine, pos, depth, on_count, on_done):
+        super().__init__(engine)
+        self.pos = pos
+        self.depth = depth
+        self.on_count = on_count
+        self.on_done = on_done or (lambda total, seconds, stopped: None)
+
+    def run(self):
+        start = time.perf_counter()
+        counts = divide(self.pos, self.depth, stop=self.stop_event.is_set, report=self.on_count)
+        elapsed = time.perf_counter() - start
+        self.done = True
+        if counts is None:
+            self.on_done(None, elapsed, True)
+        else:
+            self.on_done(sum(count for _, count in counts), elapsed, False)
+
+
+class BenchJob(Job):
+    """The benchmark in the worker thread (`stop` ends it after the current position)."""
+
+    kind = "bench"
+
+    def __init__(self, engine, depth, on_done, progress):
+        super().__init__(engine)
+        self.depth = depth
+        self.on_done = on_done or (lambda lines: None)
+        self.progress = progress
+
+    def run(self):
+        lines = run_bench(self.depth, progress=self.progress, stop_event=self.stop_event)
+        self.done = True
+        self.on_done(lines)
+
+
+# ---------------------------------------------------------------------- bench
+class _BenchStopped(Exception):
+    pass
+
+
+def run_bench(depth=None, progress=None, stop_event=None):
+    """engine.search.run_bench at ``depth`` (default: the search's BENCH_DEPTH) as
+    Stockfish prints it: the summary lines, or None if stop_event was set.
+
+    ``progress``, a text stream, gets one line per position as it is done.
+    """
+    if depth is None:
+        depth = BENCH_DEPTH
+    count = [0]
+
+    def report(fen, nodes, seconds, best_move):
+        count[0] += 1
+        if progress is not None:
+            progress.write("Position: %d (%s): %d nodes, %.2f s\n" % (count[0], fen, nodes, seconds))
+            progress.flush()
+        if stop_event is not None and stop_event.is_set():
+            raise _BenchStopped
+
+    try:
+        nodes, seconds = search_bench(depth, BENCH_HASH_MB, report)
+    except _BenchStopped:
+        return None
+    return ["===========================",
+            "Total time (ms) : %d" % int(seconds * 1000),
+            "Nodes searched  : %d" % nodes,
+            "Nodes/second    : %d" % int(nodes / max(seconds, 1e-9))]

@@ -1,0 +1,151 @@
+"""Line I/O for the UCI loop: the stdin reader thread, the stdout writer and the debug log.
+
+``start_reader(stream, on_line)`` starts a thread that reads a binary stream, timestamps
+each line as it arrives (a `go`'s clock starts when its line was read) and returns a
+queue of ``(time, line, problem)``: ``line`` is None at end of input, ``problem`` a
+message for a line that was rejected.  ``on_line(line)`` runs in the reader thread before
+a line is queued (and with None at end of input), for commands that must act at once.
+
+``Output`` writes whole lines from any thread (one lock, a flush per line, ASCII with
+backslash escapes) and, once ``set_log(path)`` is called, copies input (``<<``), output
+(``>>``) and tracebacks (``!!``) to that file.  Nothing here knows the UCI commands.
+"""
+
+import os
+import queue
+import sys
+import threading
+import time
+
+MAX_LINE_BYTES = 1 << 20        # a longer input line is rejected whole
+
+
+def raw_lines(stream):
+    """(bytes line, too_long) pairs from a binary stream until end of input.
+
+    Reads the file descriptor with os.read when there is one: a thread blocked in a
+    buffered readline() holds the buffer's lock and would abort interpreter shutdown.
+    """
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = None
+
+    def chunks():
+        while True:
+            try:
+                data = os.read(fd, 65536) if fd is not None else stream.read1(65536)
+            except InterruptedError:
+                continue
+            except (OSError, ValueError):
+                return
+            if not data:
+                return
+            yield data
+
+    buf = b""
+    skipping = False            # inside a line that is too long, up to its newline
+    for data in chunks():
+        buf += data
+        start = 0
+        while True:
+            end = buf.find(b"\n", start)
+            if end < 0:
+                break
+            if skipping:
+                skipping = False
+            else:
+                yield buf[start:end + 1], False
+            start = end + 1
+        buf = buf[start:]
+        if len(buf) > MAX_LINE_BYTES:
+            if not skipping:
+                yield b"", True
+            skipping = True
+            buf = b""
+    if buf and not skipping:
+        yield buf, False
+
+
+def _read_lines(stream, lines, on_line):
+    for raw, too_long in raw_lines(stream):
+        now = time.perf_counter()
+        if too_long:
+            lines.put((now, "", "input line too long (more than %d bytes), ignored"
+                       % MAX_LINE_BYTES))
+            continue
+        line = raw.decode("utf-8", "replace")
+        if on_line is not None:
+            on_line(line)
+        lines.put((now, line, None))
+    if on_line is not None:
+        on_line(None)
+    lines.put((time.perf_counter(), None, None))
+
+
+def start_reader(stream, on_line=None):
+    """Read ``stream`` in a daemon thread; the queue of (time, line, problem) it fills."""
+    lines = queue.Queue()
+    threading.Thread(target=_read_lines, args=(stream, lines, on_line), name="basilisk-input",
+                     daemon=True).start()
+    return lines
+
+
+class Output:
+    """Line-at-a-time writer shared by the threads: one lock, a flush per line."""
+
+    def __init__(self, stream=None):
+        stream = stream or sys.stdout
+        self.binary = getattr(stream, "buffer", None)
+        self.text = stream
+        self.lock = threading.Lock()
+        self.log_file = None
+        self.broken = False
+
+    def write_lines(self, lines):
+        data = "".join(line + "\n" for line in lines)
+        with self.lock:
+            if self.broken:
+                return
+            try:
+                if self.binary is not None:
+                    self.binary.write(data.encode("ascii", "backslashreplace"))
+                    self.binary.flush()
+                else:
+                    self.text.write(data)
+                    self.text.flush()
+            except (OSError, ValueError):   # the GUI went away: nothing left to tell it
+                self.broken = True
+            if self.log_file is not None:
+                self._log(">> ", lines)
+
+    def _log(self, prefix, lines):
+        # the caller holds self.lock
+        try:
+            for line in lines:
+                self.log_file.write(prefix + line + "\n")
+            self.log_file.flush()
+        except (OSError, ValueError):
+            pass
+
+    def set_log(self, path):
+        """Copy everything to the file at path from now on (appending); '' or None: stop."""
+        with self.lock:
+            if self.log_file is not None:
+                try:
+                    self.log_file.close()
+                except OSError:
+                    pass
+                self.log_file = None
+            if path:
+                self.log_file = open(path, "a", encoding="utf-8")
+
+    def log_input(self, line):
+        self.log_lines("<< ", [line])
+
+    def log_lines(self, prefix, lines):
+        """Lines for the debug log only (nothing happens without one)."""
+        if self.log_file is not None:
+            with self.lock:
+                if self.log_file is not None:
+                    self._log(prefix, lines)
