@@ -59,6 +59,7 @@ from engine.bitboard import (BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES, B
                              fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK,
                              BISHOP_TABLE, BISHOP_MASK, popcount, squares_of)
 from engine.psqt import pack, unpack
+from engine.tunables import apply_overrides
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 
 # --- Weights (centipawns, (mg, eg)) ------------------------------------------------------
@@ -119,15 +120,7 @@ EVAL_CACHE_SIZE = 1 << 16
 
 def _apply_overrides(text):
     """Set weights from 'NAME=VALUE,...' (BASILISK_EVAL); a pair is given as MG:EG."""
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, _, value = item.partition("=")
-        old = globals().get(name)
-        if not name.isupper() or not isinstance(old, (int, tuple)):
-            raise ValueError("unknown evaluation weight %r" % name)
-        new = tuple(int(v) for v in value.split(":")) if isinstance(old, tuple) else int(value)
-        if isinstance(old, tuple) and len(new) != len(old):
-            raise ValueError("%s needs %d values separated by ':'" % (name, len(old)))
-        globals()[name] = new
+    apply_overrides(globals(), text, "evaluation weight")
 
 
 _apply_overrides(os.environ.get("BASILISK_EVAL", ""))

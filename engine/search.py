@@ -80,6 +80,7 @@ from engine.movegen import generate_moves
 from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
 from engine.position import Position
 from engine.tt import new_table, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
+from engine.tunables import apply_overrides
 from engine.types import (VALUE_MATE, VALUE_INFINITE, VALUE_NONE, MAX_PLY,
                           VALUE_MATE_IN_MAX_PLY, PAWN, KING)
 
@@ -118,21 +119,7 @@ BOUND_REPORT_AFTER_MS = 1000   # no lowerbound/upperbound reports before this ..
 BOUND_REPORT_EVERY_MS = 300    # ... nor more often than this
 
 
-def _apply_overrides(text):
-    """Set tunables from 'NAME=VALUE,NAME=VALUE' (the BASILISK_SEARCH environment variable),
-    so an A/B match can switch a feature off without a second checkout."""
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, _, value = item.partition("=")
-        if name not in globals() or not name.isupper():
-            raise ValueError("unknown search tunable %r" % name)
-        old = globals()[name]
-        if isinstance(old, bool):
-            globals()[name] = bool(int(value))
-        else:
-            globals()[name] = type(old)(value)
-
-
-_apply_overrides(os.environ.get("BASILISK_SEARCH", ""))
+apply_overrides(globals(), os.environ.get("BASILISK_SEARCH", ""), "search tunable")
 
 # LMR[depth][moves searched]: log-log reduction (Stockfish/Ethereal shape).
 _LOGS = [0.0] + [math.log(_i) / math.sqrt(LMR_DIVISOR) for _i in range(1, 64)]
