@@ -205,7 +205,7 @@ def generate_moves(pos, quiets=True):
                 flag, _, kdest, _, must_be_empty, king_path = info[rsq]
                 if occupied & must_be_empty or r_bb & pinned:
                     continue
-                if any(_attacked(pos, s, them, occupied) for s in _bits(king_path)):
+                if any(pos.is_attacked(s, them, occupied) for s in _bits(king_path)):
                     continue
                 append(ksq | rsq << 6 | flag << 12)
     return moves
@@ -216,16 +216,6 @@ def _bits(bb):
         low = bb & -bb
         yield low.bit_length() - 1
         bb ^= low
-
-
-def _attacked(pos, sq, by_color, occupied):
-    bbs = pos.bbs
-    b = by_color << 3
-    return bool((KNIGHT_ATTACKS[sq] & bbs[b | KNIGHT])
-                or (PAWN_ATTACKS[by_color ^ 1][sq] & bbs[b | PAWN])
-                or (KING_ATTACKS[sq] & bbs[b | KING])
-                or (ROOK_TABLE[sq][occupied & ROOK_MASK[sq]] & (bbs[b | ROOK] | bbs[b | QUEEN]))
-                or (BISHOP_TABLE[sq][occupied & BISHOP_MASK[sq]] & (bbs[b | BISHOP] | bbs[b | QUEEN])))
 
 
 def _pinned_pawn_moves(pawns, us, ksq, up, promo_rank, empty, cap_target, quiet_target,
@@ -264,12 +254,3 @@ def _en_passant_moves(pos, us, ksq, occupied, append):
         occ_after = (occupied ^ BB_SQUARES[fr] ^ BB_SQUARES[cap_sq]) | BB_SQUARES[ep]
         if not pos.attackers_to(ksq, occ_after) & them_bb:
             append(fr | ep << 6 | _EP)
-
-
-def is_legal(pos, move):
-    """Is this move legal here? (slow path: for moves from outside, e.g. the TT or a GUI)."""
-    return move in generate_moves(pos)
-
-
-def has_legal_move(pos):
-    return bool(generate_moves(pos))

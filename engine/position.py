@@ -160,12 +160,6 @@ class Position:
     def king_square(self, color):
         return self.bbs[color << 3 | KING].bit_length() - 1
 
-    def piece_at(self, sq):
-        return self.board[sq]
-
-    def occupied(self):
-        return self.occ[0] | self.occ[1]
-
     def attackers_to(self, sq, occupied):
         """Pieces of both colours attacking sq given an occupancy."""
         bbs = self.bbs
@@ -501,13 +495,6 @@ class Position:
     def fullmove(self):
         """Fullmove number, derived from the ply count so make/unmake need not keep it."""
         return self.root_fullmove + (len(self.stack) + self.root_turn) // 2
-
-    @property
-    def ply_count(self):
-        return len(self.stack)
-
-    def last_move(self):
-        return self.stack[-1][0] if self.stack else NULL_MOVE
 
     # ------------------------------------------------------------------ FEN out
     def castling_fen(self, shredder=False):

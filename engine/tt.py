@@ -16,7 +16,7 @@ A CPython int of 96 bits costs 40 bytes (48 after the allocator's rounding) plus
 table is full (measured by tests/test_search.py with tracemalloc).
 
 Mate scores are stored as distance from the node that stores them and turned back into
-distance from the root on probe (``score_to_tt`` / ``score_from_tt``).
+distance from the root on probe.
 
 Replacement (one entry per slot, depth-preferred with aging): a new entry replaces the
 stored one unless the stored entry was written by the current search, is deeper than
@@ -38,23 +38,6 @@ REPLACE_DEPTH_MARGIN = 3  # a shallower entry may still replace a deeper one fro
 HASHFULL_SAMPLE = 1000
 
 _CHECK_MASK = 0xFFFFFFFF
-
-
-def score_to_tt(score, ply):
-    """Root-relative mate score -> node-relative (mates counted from the storing node)."""
-    if score >= VALUE_MATE_IN_MAX_PLY:
-        return score + ply
-    if score <= -VALUE_MATE_IN_MAX_PLY:
-        return score - ply
-    return score
-
-
-def score_from_tt(score, ply):
-    if score >= VALUE_MATE_IN_MAX_PLY:
-        return score - ply
-    if score <= -VALUE_MATE_IN_MAX_PLY:
-        return score + ply
-    return score
 
 
 def entry_count(mb):
@@ -84,6 +67,8 @@ class TranspositionTable:
         if e & _CHECK_MASK != key >> 32 or not e:
             return None
         score = (e >> 48 & 0xFFFF) - 32768
+        # a mate counted from the storing node becomes one counted from the root (the
+        # two lines are written out here and in store(): a helper call costs ~30 ns)
         if score >= VALUE_MATE_IN_MAX_PLY:
             score -= ply
         elif score <= -VALUE_MATE_IN_MAX_PLY:
@@ -103,7 +88,7 @@ class TranspositionTable:
             if (old >> 90 == self.age and bound != BOUND_EXACT
                     and depth + DEPTH_OFFSET + REPLACE_DEPTH_MARGIN < (old >> 80 & 0xFF)):
                 return
-        if score >= VALUE_MATE_IN_MAX_PLY:
+        if score >= VALUE_MATE_IN_MAX_PLY:      # a mate counted from this node (see probe)
             score += ply
         elif score <= -VALUE_MATE_IN_MAX_PLY:
             score -= ply
@@ -198,5 +183,5 @@ def new_table(mb):
     return TranspositionTable(mb)
 
 
-__all__ = ["TranspositionTable", "SplitTranspositionTable", "new_table", "BOUND_NONE", "BOUND_UPPER", "BOUND_LOWER", "BOUND_EXACT",
-           "score_to_tt", "score_from_tt", "VALUE_NONE"]
+__all__ = ["TranspositionTable", "SplitTranspositionTable", "new_table", "BOUND_NONE", "BOUND_UPPER",
+           "BOUND_LOWER", "BOUND_EXACT", "VALUE_NONE"]
