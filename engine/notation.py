@@ -7,23 +7,25 @@ asks; in standard mode king-takes-rook is accepted on input too.
 """
 
 from engine.movegen import generate_moves
-from engine.types import SQUARE_NAMES, CASTLE_KING, CASTLE_QUEEN, PROMOTION
+from engine.types import (SQUARE_NAMES, CASTLE_KING, KNIGHT, BISHOP, ROOK, QUEEN, C1, G1,
+                          move_from, move_to, move_flag, is_castle, promotion_type)
 
-_PROMO_LETTERS = "nbrq"
+_PROMOTION_LETTERS = {KNIGHT: "n", BISHOP: "b", ROOK: "r", QUEEN: "q"}
 
 
 def move_to_uci(move, chess960=False):
     """'e2e4', 'e7e8q', 'e1g1' (or 'e1h1' with chess960); '0000' for the null move."""
     if not move:
         return "0000"
-    fr = move & 63
-    to = move >> 6 & 63
-    flag = move >> 12
-    if flag in (CASTLE_KING, CASTLE_QUEEN) and not chess960:
-        to = (fr & 56) | (6 if flag == CASTLE_KING else 2)
+    fr = move_from(move)
+    to = move_to(move)
+    if is_castle(move) and not chess960:
+        # the king's destination on its own rank: g1/c1 (or g8/c8)
+        to = (fr & 56) | (G1 if move_flag(move) == CASTLE_KING else C1)
     text = SQUARE_NAMES[fr] + SQUARE_NAMES[to]
-    if flag & PROMOTION:
-        text += _PROMO_LETTERS[flag & 3]
+    promoted = promotion_type(move)
+    if promoted:
+        text += _PROMOTION_LETTERS[promoted]
     return text
 
 
@@ -38,6 +40,6 @@ def parse_uci_move(pos, text, chess960=False, legal_moves=None):
     if not chess960:
         # also accept king-takes-rook castling when not in Chess960 mode
         for move in legal_moves:
-            if move >> 12 in (CASTLE_KING, CASTLE_QUEEN) and move_to_uci(move, True) == text:
+            if is_castle(move) and move_to_uci(move, True) == text:
                 return move
     return None

@@ -29,7 +29,7 @@ machine-sized ints (16 bytes an entry), because PyPy boxes a 96-bit int.
 
 import sys
 
-from engine.types import VALUE_MATE_IN_MAX_PLY, VALUE_NONE
+from engine.types import VALUE_MATE_IN_MAX_PLY, VALUE_NONE, MOVE_BITS
 
 BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
 DEPTH_OFFSET = 8          # qsearch stores depth 0; a stored depth is always >= -8
@@ -73,7 +73,7 @@ class TranspositionTable:
             score -= ply
         elif score <= -VALUE_MATE_IN_MAX_PLY:
             score += ply
-        return (e >> 32 & 0xFFFF, score, (e >> 64 & 0xFFFF) - 32768,
+        return (e >> 32 & MOVE_BITS, score, (e >> 64 & 0xFFFF) - 32768,
                 (e >> 80 & 0xFF) - DEPTH_OFFSET, e >> 88 & 3)
 
     def store(self, key, ply, move, score, static_eval, depth, bound):
@@ -84,7 +84,7 @@ class TranspositionTable:
         if old:
             same = old & _CHECK_MASK == check
             if same and not move:
-                move = old >> 32 & 0xFFFF
+                move = old >> 32 & MOVE_BITS
             if (old >> 90 == self.age and bound != BOUND_EXACT
                     and depth + DEPTH_OFFSET + REPLACE_DEPTH_MARGIN < (old >> 80 & 0xFF)):
                 return
@@ -144,7 +144,7 @@ class SplitTranspositionTable(TranspositionTable):
             score -= ply
         elif score <= -VALUE_MATE_IN_MAX_PLY:
             score += ply
-        return (e & 0xFFFF, score, (e >> 32 & 0xFFFF) - 32768,
+        return (e & MOVE_BITS, score, (e >> 32 & 0xFFFF) - 32768,
                 (e >> 48 & 0xFF) - DEPTH_OFFSET, e >> 56 & 3)
 
     def store(self, key, ply, move, score, static_eval, depth, bound):
@@ -154,7 +154,7 @@ class SplitTranspositionTable(TranspositionTable):
         check = key >> 32
         if old:
             if not move and self.checks[i] == check:
-                move = old & 0xFFFF
+                move = old & MOVE_BITS
             if (old >> 58 == self.age and bound != BOUND_EXACT
                     and depth + DEPTH_OFFSET + REPLACE_DEPTH_MARGIN < (old >> 48 & 0xFF)):
                 return
