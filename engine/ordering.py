@@ -45,11 +45,12 @@ def see_ge(pos, move, threshold=0):
     if flag == CASTLE_KING or flag == CASTLE_QUEEN:
         return threshold <= 0
     board = pos.board
+    value = SEE_VALUE
     victim = PAWN if flag == EP_CAPTURE else board[to] & 7
-    swap = SEE_VALUE[victim] - threshold
+    swap = value[victim] - threshold
     if swap < 0:
         return False
-    swap = SEE_VALUE[board[fr] & 7] - swap
+    swap = value[board[fr] & 7] - swap
     if swap <= 0:
         return True
     bbs = pos.bbs
@@ -69,6 +70,8 @@ def see_ge(pos, move, threshold=0):
                  | (KING_ATTACKS[to] & (bbs[W_KING] | bbs[B_KING]))
                  | (rook_table[occupied & rook_mask] & rooks_queens)
                  | (bishop_table[occupied & bishop_mask] & bishops_queens))
+    # the exchange loop: each side recaptures with its least valuable attacker
+    _, pawn_value, knight_value, bishop_value, rook_value, queen_value, _, _ = value
     res = 1
     while True:
         stm ^= 1
@@ -80,7 +83,7 @@ def see_ge(pos, move, threshold=0):
         base = stm << 3
         bb = stm_attackers & bbs[base | PAWN]
         if bb:
-            swap = 100 - swap
+            swap = pawn_value - swap
             if swap < res:
                 break
             occupied ^= bb & -bb
@@ -88,14 +91,14 @@ def see_ge(pos, move, threshold=0):
             continue
         bb = stm_attackers & bbs[base | KNIGHT]
         if bb:
-            swap = 320 - swap
+            swap = knight_value - swap
             if swap < res:
                 break
             occupied ^= bb & -bb
             continue
         bb = stm_attackers & bbs[base | BISHOP]
         if bb:
-            swap = 330 - swap
+            swap = bishop_value - swap
             if swap < res:
                 break
             occupied ^= bb & -bb
@@ -103,7 +106,7 @@ def see_ge(pos, move, threshold=0):
             continue
         bb = stm_attackers & bbs[base | ROOK]
         if bb:
-            swap = 500 - swap
+            swap = rook_value - swap
             if swap < res:
                 break
             occupied ^= bb & -bb
@@ -111,7 +114,7 @@ def see_ge(pos, move, threshold=0):
             continue
         bb = stm_attackers & bbs[base | QUEEN]
         if bb:
-            swap = 950 - swap
+            swap = queen_value - swap
             if swap < res:
                 break
             occupied ^= bb & -bb
