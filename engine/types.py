@@ -57,7 +57,9 @@ def parse_square(name):
 # move, letting moves compare with ``==``.  0 is the null move (a1a1 can never be a real
 # move).  Hot code tests the shifted masks below on the whole move
 # (``move & MOVE_CAPTURE``) and slices it with ``move & SQ_MASK`` (from) and
-# ``move >> TO_SHIFT & SQ_MASK`` (to); other code uses the helper functions.
+# ``move >> TO_SHIFT & SQ_MASK`` (to); make, unmake and generate_moves write those
+# constants as literals, with a comment, since a global lookup there costs measurably.
+# Other code uses the helper functions.
 QUIET, DOUBLE_PUSH, CASTLE_KING, CASTLE_QUEEN, CAPTURE, EP_CAPTURE = 0, 1, 2, 3, 4, 5
 PROMOTION = 8
 PROMO_KNIGHT, PROMO_BISHOP, PROMO_ROOK, PROMO_QUEEN = 8, 9, 10, 11
