@@ -6,8 +6,6 @@ beats a magic multiply.  The tables are filled rank by rank from small per-line 
 which keeps import time to a few tens of milliseconds.
 """
 
-from engine.types import WHITE, BLACK
-
 BB_ALL = (1 << 64) - 1
 BB_SQUARES = [1 << sq for sq in range(64)]
 BB_FILES = [0x0101010101010101 << f for f in range(8)]
@@ -27,15 +25,6 @@ try:
     popcount = int.bit_count      # CPython 3.10+
 except AttributeError:            # PyPy 3.9
     popcount = _bit_count_fallback
-
-
-def lsb(bb):
-    """Index of the lowest set bit (bb must be non-zero)."""
-    return (bb & -bb).bit_length() - 1
-
-
-def msb(bb):
-    return bb.bit_length() - 1
 
 
 def squares_of(bb):
@@ -137,18 +126,6 @@ for _sq in range(64):
     BISHOP_TABLE.append(_t)
 
 
-def rook_attacks(sq, occupied):
-    return ROOK_TABLE[sq][occupied & ROOK_MASK[sq]]
-
-
-def bishop_attacks(sq, occupied):
-    return BISHOP_TABLE[sq][occupied & BISHOP_MASK[sq]]
-
-
-def queen_attacks(sq, occupied):
-    return ROOK_TABLE[sq][occupied & ROOK_MASK[sq]] | BISHOP_TABLE[sq][occupied & BISHOP_MASK[sq]]
-
-
 def _lines():
     between = [[0] * 64 for _ in range(64)]
     line = [[0] * 64 for _ in range(64)]
@@ -168,20 +145,6 @@ def _lines():
 BETWEEN, LINE = _lines()
 
 
-def pawn_pushes_bb(color, pawns_bb, empty_bb):
-    if color == WHITE:
-        return (pawns_bb << 8) & empty_bb
-    return (pawns_bb >> 8) & empty_bb
-
-
-def shift_north(bb):
-    return (bb << 8) & BB_ALL
-
-
-def shift_south(bb):
-    return bb >> 8
-
-
 def fill_north(bb):
     bb |= bb << 8
     bb |= bb << 16
@@ -194,8 +157,3 @@ def fill_south(bb):
     bb |= bb >> 16
     bb |= bb >> 32
     return bb
-
-
-def color_relative_rank(color, sq):
-    return (sq >> 3) if color == WHITE else 7 - (sq >> 3)
-

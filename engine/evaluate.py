@@ -26,6 +26,7 @@ from engine.bitboard import (BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES, B
                              fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE, ROOK_MASK,
                              BISHOP_TABLE, BISHOP_MASK, popcount)
 from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
+from engine.tunables import apply_overrides
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 
 # --- Weights (centipawns, (mg, eg)) ------------------------------------------------------
@@ -85,7 +86,8 @@ PSQT_ONLY = 0         # 1: evaluate() is material + PST only (the baseline)
 SCALE_NORMAL = 64     # scale factors are out of 64
 SCALE_MAX_PHASE = 14  # drawish-ending rules are only looked at with this little material
                       # (-1 switches the scaling off, for an A/B match)
-VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = 337, 365, 477, 1025
+VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = (
+    MATERIAL_MG[KNIGHT], MATERIAL_MG[BISHOP], MATERIAL_MG[ROOK], MATERIAL_MG[QUEEN])
 
 PAWN_CACHE_SIZE = 1 << 16
 # Whole evaluations by Zobrist key: about a quarter of the search's calls repeat a position
@@ -95,15 +97,7 @@ EVAL_CACHE_SIZE = 1 << 16
 
 def _apply_overrides(text):
     """Set weights from 'NAME=VALUE,...' (BASILISK_EVAL); a pair is given as MG:EG."""
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, _, value = item.partition("=")
-        old = globals().get(name)
-        if not name.isupper() or not isinstance(old, (int, tuple)):
-            raise ValueError("unknown evaluation weight %r" % name)
-        new = tuple(int(v) for v in value.split(":")) if isinstance(old, tuple) else int(value)
-        if isinstance(old, tuple) and len(new) != len(old):
-            raise ValueError("%s needs %d values separated by ':'" % (name, len(old)))
-        globals()[name] = new
+    apply_overrides(globals(), text, "evaluation weight")
 
 
 _apply_overrides(os.environ.get("BASILISK_EVAL", ""))

@@ -14,7 +14,11 @@ Score bands, best first:
 
 from engine.bitboard import (PAWN_ATTACKS, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE, ROOK_MASK,
                              BISHOP_TABLE, BISHOP_MASK)
-from engine.types import PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, MAX_PLY
+from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, W_PAWN,
+                          W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN, W_KING, B_PAWN, B_KNIGHT,
+                          B_BISHOP, B_ROOK, B_QUEEN, B_KING, MAX_PLY, SQ_MASK, TO_SHIFT,
+                          FLAG_SHIFT, CASTLE_KING, CASTLE_QUEEN, EP_CAPTURE, MOVE_CAPTURE,
+                          MOVE_PROMOTION, promotion_type)
 
 # Piece values for exchanges (index = piece type); the king's is large so that
 # MVV-LVA puts king captures last, SEE never lets a king be captured.
@@ -29,46 +33,45 @@ UNDER_PROMOTION = -3_000_000
 USED = -10_000_000          # a move already tried (below every real score)
 HISTORY_MAX = 16384         # history values stay within +-HISTORY_MAX (gravity update)
 
-_CAPTURE_BIT = 4 << 12
-_PROMO_BIT = 8 << 12
-_EP_FLAG = 5
-
 
 def see_ge(pos, move, threshold=0):
     """Does the exchange started by move win at least threshold (Stockfish's swap loop)?
 
     Pins are ignored; en passant counts a pawn; promotions count the pawn only.
     """
-    fr = move & 63
-    to = move >> 6 & 63
-    flag = move >> 12
-    if flag == 2 or flag == 3:          # castling
+    fr = move & SQ_MASK
+    to = move >> TO_SHIFT & SQ_MASK
+    flag = move >> FLAG_SHIFT
+    if flag == CASTLE_KING or flag == CASTLE_QUEEN:
         return threshold <= 0
     board = pos.board
-    victim = PAWN if flag == _EP_FLAG else board[to] & 7
-    swap = SEE_VALUE[victim] - threshold
+    value = SEE_VALUE
+    victim = PAWN if flag == EP_CAPTURE else board[to] & 7
+    swap = value[victim] - threshold
     if swap < 0:
         return False
-    swap = SEE_VALUE[board[fr] & 7] - swap
+    swap = value[board[fr] & 7] - swap
     if swap <= 0:
         return True
     bbs = pos.bbs
     occ = pos.occ
-    occupied = (occ[0] | occ[1]) ^ (1 << fr) ^ (1 << to)
-    if flag == _EP_FLAG:
-        occupied ^= 1 << (to - 8 if pos.turn == 0 else to + 8)
+    occupied = (occ[WHITE] | occ[BLACK]) ^ (1 << fr) ^ (1 << to)
+    if flag == EP_CAPTURE:
+        occupied ^= 1 << (to - 8 if pos.turn == WHITE else to + 8)
     stm = pos.turn
-    bishops_queens = bbs[BISHOP] | bbs[QUEEN] | bbs[8 | BISHOP] | bbs[8 | QUEEN]
-    rooks_queens = bbs[ROOK] | bbs[QUEEN] | bbs[8 | ROOK] | bbs[8 | QUEEN]
+    bishops_queens = bbs[W_BISHOP] | bbs[W_QUEEN] | bbs[B_BISHOP] | bbs[B_QUEEN]
+    rooks_queens = bbs[W_ROOK] | bbs[W_QUEEN] | bbs[B_ROOK] | bbs[B_QUEEN]
     rook_table = ROOK_TABLE[to]
     rook_mask = ROOK_MASK[to]
     bishop_table = BISHOP_TABLE[to]
     bishop_mask = BISHOP_MASK[to]
-    attackers = ((PAWN_ATTACKS[1][to] & bbs[PAWN]) | (PAWN_ATTACKS[0][to] & bbs[8 | PAWN])
-                 | (KNIGHT_ATTACKS[to] & (bbs[KNIGHT] | bbs[8 | KNIGHT]))
-                 | (KING_ATTACKS[to] & (bbs[KING] | bbs[8 | KING]))
+    attackers = ((PAWN_ATTACKS[BLACK][to] & bbs[W_PAWN]) | (PAWN_ATTACKS[WHITE][to] & bbs[B_PAWN])
+                 | (KNIGHT_ATTACKS[to] & (bbs[W_KNIGHT] | bbs[B_KNIGHT]))
+                 | (KING_ATTACKS[to] & (bbs[W_KING] | bbs[B_KING]))
                  | (rook_table[occupied & rook_mask] & rooks_queens)
                  | (bishop_table[occupied & bishop_mask] & bishops_queens))
+    # the exchange loop: each side recaptures with its least valuable attacker
+    _, pawn_value, knight_value, bishop_value, rook_value, queen_value, _, _ = value
     res = 1
     while True:
         stm ^= 1
@@ -80,7 +83,7 @@ def see_ge(pos, move, threshold=0):
         base = stm << 3
         bb = stm_attackers & bbs[base | PAWN]
         if bb:
-            swap = 100 - swap
+            swap = pawn_value - swap
             if swap < res:
                 break
             occupied ^= bb & -bb
@@ -88,14 +91,14 @@ def see_ge(pos, move, threshold=0):
             continue
         bb = stm_attackers & bbs[base | KNIGHT]
         if bb:
-            swap = 320 - swap
+            swap = knight_value - swap
             if swap < res:
                 break
             occupied ^= bb & -bb
             continue
         bb = stm_attackers & bbs[base | BISHOP]
         if bb:
-            swap = 330 - swap
+            swap = bishop_value - swap
             if swap < res:
                 break
             occupied ^= bb & -bb
@@ -103,7 +106,7 @@ def see_ge(pos, move, threshold=0):
             continue
         bb = stm_attackers & bbs[base | ROOK]
         if bb:
-            swap = 500 - swap
+            swap = rook_value - swap
             if swap < res:
                 break
             occupied ^= bb & -bb
@@ -111,7 +114,7 @@ def see_ge(pos, move, threshold=0):
             continue
         bb = stm_attackers & bbs[base | QUEEN]
         if bb:
-            swap = 950 - swap
+            swap = queen_value - swap
             if swap < res:
                 break
             occupied ^= bb & -bb
@@ -160,13 +163,13 @@ class MoveOrderer:
         scores = []
         append = scores.append
         for m in moves:
-            if m & _CAPTURE_BIT:
-                to = m >> 6 & 63
-                attacker = board[m & 63] & 7
+            if m & MOVE_CAPTURE:
+                to = m >> TO_SHIFT & SQ_MASK
+                attacker = board[m & SQ_MASK] & 7
                 victim = board[to] & 7 or PAWN          # an empty target is en passant
                 s = victim * 8 - attacker
-                if m & _PROMO_BIT:
-                    if m >> 12 & 3 == 3:
+                if m & MOVE_PROMOTION:
+                    if promotion_type(m) == QUEEN:
                         append(GOOD_CAPTURE + 100 + s)
                     else:
                         append(UNDER_PROMOTION + s)
@@ -174,8 +177,8 @@ class MoveOrderer:
                     append(GOOD_CAPTURE + s)
                 else:
                     append(BAD_CAPTURE + s)
-            elif m & _PROMO_BIT:
-                append(GOOD_CAPTURE + 90 if m >> 12 & 3 == 3 else UNDER_PROMOTION)
+            elif m & MOVE_PROMOTION:
+                append(GOOD_CAPTURE + 90 if promotion_type(m) == QUEEN else UNDER_PROMOTION)
             elif m == k1:
                 append(KILLER_1)
             elif m == k2:
@@ -183,14 +186,14 @@ class MoveOrderer:
             elif m == counter_move:
                 append(COUNTER)
             else:
-                append(history[board[m & 63] << 6 | m >> 6 & 63])
+                append(history[board[m & SQ_MASK] << 6 | m >> TO_SHIFT & SQ_MASK])
         return scores
 
     def score_captures(self, pos, moves):
         """MVV-LVA only (quiescence search skips losing captures itself)."""
         board = pos.board
-        return [((board[m >> 6 & 63] & 7 or PAWN) * 8 - (board[m & 63] & 7)
-                 + (100 if m & _PROMO_BIT else 0)) for m in moves]
+        return [((board[m >> TO_SHIFT & SQ_MASK] & 7 or PAWN) * 8 - (board[m & SQ_MASK] & 7)
+                 + (100 if m & MOVE_PROMOTION else 0)) for m in moves]
 
     def update(self, pos, best, depth, ply, quiets_tried, prev_move):
         """A quiet move caused a beta cutoff: reward it, punish the quiets tried before it."""
@@ -201,20 +204,20 @@ class MoveOrderer:
             killers[0] = best
         history = self.history
         bonus = min(depth * depth, 400) * 4
-        i = board[best & 63] << 6 | best >> 6 & 63
+        i = board[best & SQ_MASK] << 6 | best >> TO_SHIFT & SQ_MASK
         h = history[i]
         history[i] = h + bonus - h * bonus // HISTORY_MAX
         for m in quiets_tried:
             if m != best:
-                i = board[m & 63] << 6 | m >> 6 & 63
+                i = board[m & SQ_MASK] << 6 | m >> TO_SHIFT & SQ_MASK
                 h = history[i]
                 history[i] = h - bonus - h * bonus // HISTORY_MAX
         if prev_move:
-            pto = prev_move >> 6 & 63
+            pto = prev_move >> TO_SHIFT & SQ_MASK
             self.counter[board[pto] << 6 | pto] = best
 
     def counter_move(self, pos, prev_move):
         if not prev_move:
             return 0
-        pto = prev_move >> 6 & 63
+        pto = prev_move >> TO_SHIFT & SQ_MASK
         return self.counter[pos.board[pto] << 6 | pto]

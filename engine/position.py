@@ -17,8 +17,9 @@ from engine.bitboard import (BB_ALL, BB_SQUARES, BB_RANK_1, BB_RANK_8, BETWEEN, 
 from engine.psqt import PSQ
 from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
                           PIECE_SYMBOLS, SYMBOL_PIECES, SQUARE_NAMES, FILE_NAMES,
-                          CAPTURE, EP_CAPTURE, PROMOTION, DOUBLE_PUSH, CASTLE_KING,
-                          CASTLE_QUEEN, NULL_MOVE, parse_square)
+                          CAPTURE, EP_CAPTURE, PROMOTION, PROMO_PIECE_BITS, DOUBLE_PUSH,
+                          CASTLE_KING, CASTLE_QUEEN, NULL_MOVE, SQ_MASK, TO_SHIFT,
+                          FROM_TO_BITS, parse_square)
 from engine.zobrist import (ZOBRIST_PIECE, ZOBRIST_EP_FILE, ZOBRIST_WHITE_TO_MOVE,
                             castling_key)
 
@@ -29,16 +30,18 @@ class FenError(ValueError):
     """A FEN that does not describe a playable position; the message names the defect."""
 
 
-# Per-move lookups for make's fast path, indexed by ``move & 4095`` (from | to << 6):
+# Per-move lookups for make's fast path, indexed by ``move & FROM_TO_BITS`` (from | to << 6):
 # the from/to mask, and per piece the key delta (side-to-move toggle included) and the
 # packed score delta.
-FROM_TO_MASK = [BB_SQUARES[ft & 63] | BB_SQUARES[ft >> 6] for ft in range(4096)]
+FROM_TO_MASK = [BB_SQUARES[ft & SQ_MASK] | BB_SQUARES[ft >> TO_SHIFT]
+                for ft in range(FROM_TO_BITS + 1)]
 MOVE_KEY = [None] * 16
 MOVE_PSQ = [None] * 16
 for _piece in PIECE_SYMBOLS:
     _z, _p = ZOBRIST_PIECE[_piece], PSQ[_piece]
-    MOVE_KEY[_piece] = [_z[ft & 63] ^ _z[ft >> 6] ^ ZOBRIST_WHITE_TO_MOVE for ft in range(4096)]
-    MOVE_PSQ[_piece] = [_p[ft >> 6] - _p[ft & 63] for ft in range(4096)]
+    MOVE_KEY[_piece] = [_z[ft & SQ_MASK] ^ _z[ft >> TO_SHIFT] ^ ZOBRIST_WHITE_TO_MOVE
+                        for ft in range(FROM_TO_BITS + 1)]
+    MOVE_PSQ[_piece] = [_p[ft >> TO_SHIFT] - _p[ft & SQ_MASK] for ft in range(FROM_TO_BITS + 1)]
 
 # Castling destinations by flag, for white (black adds 56).
 _KING_DEST = {CASTLE_KING: 6, CASTLE_QUEEN: 2}      # g1, c1
@@ -160,12 +163,6 @@ class Position:
     def king_square(self, color):
         return self.bbs[color << 3 | KING].bit_length() - 1
 
-    def piece_at(self, sq):
-        return self.board[sq]
-
-    def occupied(self):
-        return self.occ[0] | self.occ[1]
-
     def attackers_to(self, sq, occupied):
         """Pieces of both colours attacking sq given an occupancy."""
         bbs = self.bbs
@@ -205,7 +202,7 @@ class Position:
         Exact for plain moves and double pushes, and far cheaper than make + in_check +
         unmake, so the search can prune a quiet move without playing it.  Castling answers
         True (rare: the caller makes it to find out)."""
-        if move >> 12 > DOUBLE_PUSH:
+        if move >> 12 > DOUBLE_PUSH:      # literal layout, as in make()
             return True
         fr = move & 63
         to = move >> 6 & 63
@@ -293,6 +290,9 @@ class Position:
     def make(self, move):
         """Play a (legal) move. Undo with unmake()."""
         board = self.board
+        # The fields by their literal layout (SQ_MASK = 63, TO_SHIFT = 6, FLAG_SHIFT = 12,
+        # FROM_TO_BITS = 4095): make and unmake run at every node, and looking the names
+        # up as globals costs about 5% of their time.
         fr = move & 63
         to = move >> 6 & 63
         flag = move >> 12
@@ -309,7 +309,7 @@ class Position:
         if ep:
             key ^= ZOBRIST_EP_FILE[ep & 7]
             self.ep = 0
-        if flag < 2 or flag == CAPTURE:
+        if flag <= DOUBLE_PUSH or flag == CAPTURE:
             # quiet, double push or plain capture: the fast path, one lookup per table
             from_to = move & 4095
             mask = FROM_TO_MASK[from_to]
@@ -361,7 +361,7 @@ class Position:
         them = us ^ 1
         key ^= ZOBRIST_WHITE_TO_MOVE
         if flag & PROMOTION:
-            promoted = (us << 3) | ((flag & 3) + KNIGHT)
+            promoted = (us << 3) | ((flag & PROMO_PIECE_BITS) + KNIGHT)
             from_bb = BB_SQUARES[fr]
             to_bb = BB_SQUARES[to]
             key ^= ZOBRIST_PIECE[piece][fr] ^ ZOBRIST_PIECE[promoted][to]
@@ -420,9 +420,9 @@ class Position:
         move, captured, self.castling, self.ep, self.halfmove, self.key, self.psq = self.stack.pop()
         us = self.turn ^ 1
         self.turn = us
-        flag = move >> 12
+        flag = move >> 12                 # literal layout, as in make()
         board = self.board
-        if flag < 2 or flag == CAPTURE:
+        if flag <= DOUBLE_PUSH or flag == CAPTURE:
             fr = move & 63
             to = move >> 6 & 63
             piece = board[to]
@@ -501,13 +501,6 @@ class Position:
     def fullmove(self):
         """Fullmove number, derived from the ply count so make/unmake need not keep it."""
         return self.root_fullmove + (len(self.stack) + self.root_turn) // 2
-
-    @property
-    def ply_count(self):
-        return len(self.stack)
-
-    def last_move(self):
-        return self.stack[-1][0] if self.stack else NULL_MOVE
 
     # ------------------------------------------------------------------ FEN out
     def castling_fen(self, shredder=False):

@@ -31,8 +31,10 @@ from engine.movegen import generate_moves
 from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
 from engine.position import Position
 from engine.tt import new_table, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
+from engine.tunables import apply_overrides
 from engine.types import (VALUE_MATE, VALUE_INFINITE, VALUE_NONE, MAX_PLY,
-                          VALUE_MATE_IN_MAX_PLY, PAWN, KING)
+                          VALUE_MATE_IN_MAX_PLY, PAWN, KING, SQ_MASK, TO_SHIFT,
+                          MOVE_PROMOTION, MOVE_CAPTURE_OR_PROMOTION)
 
 # --- Tunables (figures: Elo on vs off, docs/measurements.md) -----------------------
 CHECK_INTERVAL = 256        # nodes between stop/time checks: 5-20k nps on CPython, so 13-50 ms
@@ -69,27 +71,12 @@ BOUND_REPORT_AFTER_MS = 1000   # no lowerbound/upperbound reports before this ..
 BOUND_REPORT_EVERY_MS = 300    # ... nor more often than this
 
 
-def _apply_overrides(text):
-    """Set tunables from 'NAME=VALUE,NAME=VALUE' (the BASILISK_SEARCH environment variable),
-    so an A/B match can switch a feature off without a second checkout."""
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, _, value = item.partition("=")
-        if name not in globals() or not name.isupper():
-            raise ValueError("unknown search tunable %r" % name)
-        old = globals()[name]
-        if isinstance(old, bool):
-            globals()[name] = bool(int(value))
-        else:
-            globals()[name] = type(old)(value)
-
-
-_apply_overrides(os.environ.get("BASILISK_SEARCH", ""))
+apply_overrides(globals(), os.environ.get("BASILISK_SEARCH", ""), "search tunable")
 
 # LMR[depth][moves searched]: log-log reduction (Stockfish/Ethereal shape).
 _LOGS = [0.0] + [math.log(_i) / math.sqrt(LMR_DIVISOR) for _i in range(1, 64)]
 LMR = [[0] * 64] + [[0] + [int(LMR_BASE + _ld * _lm) for _lm in _LOGS[1:]] for _ld in _LOGS[1:]]
 
-_CAPTURE_OR_PROMO = 0xC000      # CAPTURE << 12 | PROMOTION << 12
 _INF = float("inf")
 
 
@@ -435,7 +422,7 @@ class Searcher:
                 i = scores.index(s)
                 scores[i] = USED
                 move = moves[i]
-            is_quiet = not move & _CAPTURE_OR_PROMO
+            is_quiet = not move & MOVE_CAPTURE_OR_PROMOTION
             if (not is_quiet and see_prune and s < 0 and searched
                     and best_score > -VALUE_MATE_IN_MAX_PLY
                     and not see_ge(pos, move, -SEE_PRUNE_MARGIN * depth)):
@@ -559,11 +546,11 @@ class Searcher:
             i = scores.index(s)
             scores[i] = USED
             move = moves[i]
-            if not in_check and not move & 0x8000:
-                victim = SEE_VALUE[board[move >> 6 & 63] & 7 or PAWN]
+            if not in_check and not move & MOVE_PROMOTION:
+                victim = SEE_VALUE[board[move >> TO_SHIFT & SQ_MASK] & 7 or PAWN]
                 if static_eval + victim + DELTA_MARGIN <= alpha:
                     break       # captures come by victim, biggest first: the rest fail too
-                if victim < SEE_VALUE[board[move & 63] & 7] and not see_ge(pos, move, 0):
+                if victim < SEE_VALUE[board[move & SQ_MASK] & 7] and not see_ge(pos, move, 0):
                     continue
             pos.make(move)
             score = -qsearch(pos, -beta, -alpha, ply + 1)

@@ -16,7 +16,7 @@ A CPython int of 96 bits costs 40 bytes (48 after the allocator's rounding) plus
 table is full (measured by tests/test_search.py with tracemalloc).
 
 Mate scores are stored as distance from the node that stores them and turned back into
-distance from the root on probe (``score_to_tt`` / ``score_from_tt``).
+distance from the root on probe.
 
 Replacement (one entry per slot, depth-preferred with aging): a new entry replaces the
 stored one unless the stored entry was written by the current search, is deeper than
@@ -29,7 +29,7 @@ machine-sized ints (16 bytes an entry), because PyPy boxes a 96-bit int.
 
 import sys
 
-from engine.types import VALUE_MATE_IN_MAX_PLY, VALUE_NONE
+from engine.types import VALUE_MATE_IN_MAX_PLY, VALUE_NONE, MOVE_BITS
 
 BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
 DEPTH_OFFSET = 8          # qsearch stores depth 0; a stored depth is always >= -8
@@ -38,23 +38,6 @@ REPLACE_DEPTH_MARGIN = 3  # a shallower entry may still replace a deeper one fro
 HASHFULL_SAMPLE = 1000
 
 _CHECK_MASK = 0xFFFFFFFF
-
-
-def score_to_tt(score, ply):
-    """Root-relative mate score -> node-relative (mates counted from the storing node)."""
-    if score >= VALUE_MATE_IN_MAX_PLY:
-        return score + ply
-    if score <= -VALUE_MATE_IN_MAX_PLY:
-        return score - ply
-    return score
-
-
-def score_from_tt(score, ply):
-    if score >= VALUE_MATE_IN_MAX_PLY:
-        return score - ply
-    if score <= -VALUE_MATE_IN_MAX_PLY:
-        return score + ply
-    return score
 
 
 def entry_count(mb):
@@ -84,11 +67,13 @@ class TranspositionTable:
         if e & _CHECK_MASK != key >> 32 or not e:
             return None
         score = (e >> 48 & 0xFFFF) - 32768
+        # a mate counted from the storing node becomes one counted from the root (the
+        # two lines are written out here and in store(): a helper call costs ~30 ns)
         if score >= VALUE_MATE_IN_MAX_PLY:
             score -= ply
         elif score <= -VALUE_MATE_IN_MAX_PLY:
             score += ply
-        return (e >> 32 & 0xFFFF, score, (e >> 64 & 0xFFFF) - 32768,
+        return (e >> 32 & MOVE_BITS, score, (e >> 64 & 0xFFFF) - 32768,
                 (e >> 80 & 0xFF) - DEPTH_OFFSET, e >> 88 & 3)
 
     def store(self, key, ply, move, score, static_eval, depth, bound):
@@ -99,11 +84,11 @@ class TranspositionTable:
         if old:
             same = old & _CHECK_MASK == check
             if same and not move:
-                move = old >> 32 & 0xFFFF
+                move = old >> 32 & MOVE_BITS
             if (old >> 90 == self.age and bound != BOUND_EXACT
                     and depth + DEPTH_OFFSET + REPLACE_DEPTH_MARGIN < (old >> 80 & 0xFF)):
                 return
-        if score >= VALUE_MATE_IN_MAX_PLY:
+        if score >= VALUE_MATE_IN_MAX_PLY:      # a mate counted from this node (see probe)
             score += ply
         elif score <= -VALUE_MATE_IN_MAX_PLY:
             score -= ply
@@ -159,7 +144,7 @@ class SplitTranspositionTable(TranspositionTable):
             score -= ply
         elif score <= -VALUE_MATE_IN_MAX_PLY:
             score += ply
-        return (e & 0xFFFF, score, (e >> 32 & 0xFFFF) - 32768,
+        return (e & MOVE_BITS, score, (e >> 32 & 0xFFFF) - 32768,
                 (e >> 48 & 0xFF) - DEPTH_OFFSET, e >> 56 & 3)
 
     def store(self, key, ply, move, score, static_eval, depth, bound):
@@ -169,7 +154,7 @@ class SplitTranspositionTable(TranspositionTable):
         check = key >> 32
         if old:
             if not move and self.checks[i] == check:
-                move = old & 0xFFFF
+                move = old & MOVE_BITS
             if (old >> 58 == self.age and bound != BOUND_EXACT
                     and depth + DEPTH_OFFSET + REPLACE_DEPTH_MARGIN < (old >> 48 & 0xFF)):
                 return
@@ -198,5 +183,5 @@ def new_table(mb):
     return TranspositionTable(mb)
 
 
-__all__ = ["TranspositionTable", "SplitTranspositionTable", "new_table", "BOUND_NONE", "BOUND_UPPER", "BOUND_LOWER", "BOUND_EXACT",
-           "score_to_tt", "score_from_tt", "VALUE_NONE"]
+__all__ = ["TranspositionTable", "SplitTranspositionTable", "new_table", "BOUND_NONE", "BOUND_UPPER",
+           "BOUND_LOWER", "BOUND_EXACT", "VALUE_NONE"]

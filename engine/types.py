@@ -45,7 +45,7 @@ def parse_square(name):
 
 
 # --- Moves -------------------------------------------------------------------
-# A move is one int:  from_sq | to_sq << 6 | flag << 12   (16 bits).
+# A move is one int:  from_sq | to_sq << 6 | flag << 12   (16 bits; TO_SHIFT, FLAG_SHIFT).
 #   flag  0 quiet            1 double pawn push
 #         2 castle, king side   3 castle, queen side  (to_sq is the castling ROOK's
 #                                square: "king takes own rook", as in Stockfish)
@@ -53,47 +53,67 @@ def parse_square(name):
 #         8..11  promotion to N, B, R, Q
 #         12..15 promotion to N, B, R, Q with capture
 # so ``flag & CAPTURE`` and ``flag & PROMOTION`` are single tests, the promoted piece
-# type is ``(flag & 3) + KNIGHT``, and ordering scores live outside the move, letting
-# moves compare with ``==``.  0 is the null move (a1a1 can never be a real move).
+# type is ``(flag & PROMO_PIECE_BITS) + KNIGHT``, and ordering scores live outside the
+# move, letting moves compare with ``==``.  0 is the null move (a1a1 can never be a real
+# move).  Hot code tests the shifted masks below on the whole move
+# (``move & MOVE_CAPTURE``) and slices it with ``move & SQ_MASK`` (from) and
+# ``move >> TO_SHIFT & SQ_MASK`` (to); make, unmake and generate_moves write those
+# constants as literals, with a comment, since a global lookup there costs measurably.
+# Other code uses the helper functions.
 QUIET, DOUBLE_PUSH, CASTLE_KING, CASTLE_QUEEN, CAPTURE, EP_CAPTURE = 0, 1, 2, 3, 4, 5
 PROMOTION = 8
 PROMO_KNIGHT, PROMO_BISHOP, PROMO_ROOK, PROMO_QUEEN = 8, 9, 10, 11
+PROMO_PIECE_BITS = 3            # flag & PROMO_PIECE_BITS: 0..3 for N, B, R, Q
 CASTLE_FLAGS = (CASTLE_KING, CASTLE_QUEEN)
 NULL_MOVE = 0
 
+SQ_MASK = 63                    # one square's bits
+TO_SHIFT = 6
+FLAG_SHIFT = 12
+FROM_TO_BITS = (1 << FLAG_SHIFT) - 1    # move & FROM_TO_BITS = from | to << 6: a 4096-entry index
+MOVE_BITS = (1 << 16) - 1               # the whole move, as stored in the transposition table
+
+MOVE_DOUBLE_PUSH = DOUBLE_PUSH << FLAG_SHIFT
+MOVE_CAPTURE = CAPTURE << FLAG_SHIFT        # set for every capture, en passant included
+MOVE_EP = EP_CAPTURE << FLAG_SHIFT
+MOVE_PROMOTION = PROMOTION << FLAG_SHIFT
+MOVE_CAPTURE_OR_PROMOTION = MOVE_CAPTURE | MOVE_PROMOTION
+
 
 def encode_move(from_sq, to_sq, flag=QUIET):
-    return from_sq | to_sq << 6 | flag << 12
+    return from_sq | to_sq << TO_SHIFT | flag << FLAG_SHIFT
 
 
 def move_from(move):
-    return move & 63
+    return move & SQ_MASK
 
 
 def move_to(move):
-    return move >> 6 & 63
+    """Destination square; for castling, the castling rook's square."""
+    return move >> TO_SHIFT & SQ_MASK
 
 
 def move_flag(move):
-    return move >> 12
+    return move >> FLAG_SHIFT
 
 
 def is_capture(move):
-    return bool(move >> 12 & CAPTURE)
+    """Captures, en passant and capturing promotions."""
+    return bool(move & MOVE_CAPTURE)
 
 
 def is_promotion(move):
-    return bool(move >> 12 & PROMOTION)
+    return bool(move & MOVE_PROMOTION)
 
 
 def is_castle(move):
-    return (move >> 12) in (CASTLE_KING, CASTLE_QUEEN)
+    return move >> FLAG_SHIFT in CASTLE_FLAGS
 
 
 def promotion_type(move):
     """Piece type a promotion makes (KNIGHT..QUEEN); 0 for other moves."""
-    flag = move >> 12
-    return (flag & 3) + KNIGHT if flag & PROMOTION else 0
+    flag = move >> FLAG_SHIFT
+    return (flag & PROMO_PIECE_BITS) + KNIGHT if flag & PROMOTION else 0
 
 
 # --- Scores ------------------------------------------------------------------
