@@ -6,11 +6,8 @@ its type, ``piece >> 3`` its colour, and 0 means an empty square.
 """
 
 WHITE, BLACK = 0, 1
-COLOR_NAMES = ("white", "black")
 
-EMPTY = 0
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 1, 2, 3, 4, 5, 6
-PIECE_TYPES = (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING)
 
 W_PAWN, W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN, W_KING = 1, 2, 3, 4, 5, 6
 B_PAWN, B_KNIGHT, B_BISHOP, B_ROOK, B_QUEEN, B_KING = 9, 10, 11, 12, 13, 14
