@@ -281,3 +281,39 @@ def test_search_ablation_switches_name_features_that_are_on():
         switch, _, value = setting.partition("=")
         assert getattr(search_module, switch) is True, name
         assert value == "0", name
+
+
+# ---------------------------------------------------------------------- pruning helpers
+def test_dropping_quiet_non_checks_keeps_exactly_the_checks():
+    """The batch filter late-move pruning uses keeps a quiet move iff it gives check (castling
+    always kept), on positions along seeded random games, checked against python-chess."""
+    import random
+    import chess
+    from engine.search import _drop_quiet_non_checks, BENCH_POSITIONS
+    from engine.ordering import USED
+    from engine.types import MOVE_CAPTURE_OR_PROMOTION, is_castle
+
+    rng = random.Random(7)
+    kept_checks = dropped = 0
+    for fen in BENCH_POSITIONS + ["r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+                                  "4k3/8/8/8/1b6/8/3P4/3QK2R w K - 0 1"]:
+        pos = Position(fen)
+        board = chess.Board(fen)
+        for _ in range(60):
+            moves = generate_moves(pos)
+            if not moves:
+                break
+            scores = [0] * len(moves)
+            _drop_quiet_non_checks(pos, moves, scores)
+            for move, score in zip(moves, scores):
+                if move & MOVE_CAPTURE_OR_PROMOTION or is_castle(move):
+                    assert score != USED, (pos.fen(), move_to_uci(move))
+                    continue
+                gives = board.gives_check(chess.Move.from_uci(move_to_uci(move)))
+                assert (score != USED) == gives, (pos.fen(), move_to_uci(move), gives)
+                kept_checks += gives
+                dropped += not gives
+            move = rng.choice(moves)
+            board.push(chess.Move.from_uci(move_to_uci(move)))
+            pos.make(move)
+    assert kept_checks > 50 and dropped > 1000, (kept_checks, dropped)
