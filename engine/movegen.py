@@ -256,3 +256,60 @@ def _en_passant_moves(pos, us, ksq, occupied, append):
         occ_after = (occupied ^ BB_SQUARES[fr] ^ BB_SQUARES[cap_sq]) | BB_SQUARES[ep]
         if not pos.attackers_to(ksq, occ_after) & them_bb:
             append(fr | ep << TO_SHIFT | MOVE_EP)
+
+
+def is_legal_move(pos, move):
+    """Is ``move`` one of ``generate_moves(pos)``?  For a move from outside the generator
+    (the transposition table's), checked without generating: the piece, the flag and the
+    geometry, then the king's safety by playing it.  Castling, en passant and promotions
+    are rare there and are looked up in the generated list instead."""
+    flag = move >> 12                   # FLAG_SHIFT; the from/to fields are 6 bits each
+    if flag > 4 or flag == 2 or flag == 3:              # not quiet, double push or capture
+        return move in generate_moves(pos)
+    fr = move & 63
+    to = move >> 6 & 63
+    board = pos.board
+    us = pos.turn
+    piece = board[fr]
+    if not piece or piece >> 3 != us:
+        return False
+    target = board[to]
+    if flag == 4:                                       # CAPTURE
+        if not target or target >> 3 == us or target & 7 == KING:
+            return False
+    elif target:
+        return False
+    kind = piece & 7
+    if kind == PAWN:
+        up = 8 if us == WHITE else -8
+        if to >> 3 == (7 if us == WHITE else 0):
+            return False                                # only promotions reach the last rank
+        if flag == 4:
+            if not PAWN_ATTACKS[us][fr] >> to & 1:
+                return False
+        elif flag == 1:
+            if fr >> 3 != (1 if us == WHITE else 6) or to != fr + 2 * up or board[fr + up]:
+                return False
+        elif to != fr + up:
+            return False
+    else:
+        if flag == 1:
+            return False
+        occupied = pos.occ[0] | pos.occ[1]
+        if kind == KNIGHT:
+            attacks = KNIGHT_ATTACKS[fr]
+        elif kind == KING:
+            attacks = KING_ATTACKS[fr]
+        else:
+            attacks = 0
+            if kind != BISHOP:
+                attacks = ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
+            if kind != ROOK:
+                attacks |= BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]]
+        if not attacks >> to & 1:
+            return False
+    pos.make(move)
+    legal = not pos.is_attacked(pos.bbs[piece if kind == KING else us << 3 | KING].bit_length() - 1,
+                                us ^ 1)
+    pos.unmake()
+    return legal

@@ -29,7 +29,7 @@ import time
 from engine.bitboard import (BETWEEN, BISHOP_MASK, BISHOP_TABLE, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS,
                              ROOK_MASK, ROOK_TABLE)
 from engine.evaluate import evaluate
-from engine.movegen import generate_moves
+from engine.movegen import generate_moves, is_legal_move
 from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
 from engine.position import Position
 from engine.tt import new_table, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
@@ -432,10 +432,14 @@ class Searcher:
             depth -= 1
 
         # Step 6. the moves (LMP +135, SEE pruning +52, LMR +60, countermove +44, futility +32 Elo)
-        moves = generate_moves(pos)
-        if not moves:
-            return -VALUE_MATE + ply if in_check else 0
-        tt_ok = tt_move in moves if tt_move else False
+        # the TT move is tried before anything is generated: often it is all a node needs
+        tt_ok = is_legal_move(pos, tt_move) if tt_move else False
+        if tt_ok:
+            moves = None
+        else:
+            moves = generate_moves(pos)
+            if not moves:
+                return -VALUE_MATE + ply if in_check else 0
         orderer = self.orderer
         stack = pos.stack
         prev_move = stack[-1][0] if stack else 0
@@ -457,11 +461,15 @@ class Searcher:
         lmr_row = LMR[depth if depth < 64 else 63]
         s = GOOD_CAPTURE
         quiets_dropped = False
-        for k in range(len(moves)):
+        k = -1
+        while True:
+            k += 1
             if k == 0 and tt_ok:
                 move = tt_move
             else:
                 if scores is None:
+                    if moves is None:
+                        moves = generate_moves(pos)
                     scores = orderer.score(pos, moves, ply, orderer.counter_move(pos, prev_move)
                                            if USE_COUNTERMOVE else 0)
                     if tt_ok:

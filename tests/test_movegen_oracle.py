@@ -292,3 +292,38 @@ def test_move_text_is_ascii():
     for text in ("\u3000e2e4", "e2e4\u00a0", "\u2028e2e4", "\uff45\uff12\uff45\uff14", "a7a8\u212a",
                  "e\u00b2e4"):
         assert parse_uci_move(pos, text) is None, ascii(text)
+
+
+def test_is_legal_move_agrees_with_the_generator():
+    """is_legal_move(pos, m) == (m in generate_moves(pos)) for the moves of other positions
+    (what a transposition-table collision hands the search) and every move of this one."""
+    import random
+    from engine.movegen import generate_moves, is_legal_move
+    from engine.position import Position
+    from engine.search import BENCH_POSITIONS
+
+    rng = random.Random(11)
+    pool = set()
+    positions = []
+    for fen in BENCH_POSITIONS + ["r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+                                  "8/8/8/2k5/3Pp3/8/8/4K2B b - d3 0 1"]:
+        pos = Position(fen)
+        for _ in range(50):
+            moves = generate_moves(pos)
+            if not moves:
+                break
+            pool.update(moves)
+            positions.append(pos.copy())
+            pos.make(rng.choice(moves))
+    pool = sorted(pool)
+    agree_true = agree_false = 0
+    for pos in positions:
+        legal = set(generate_moves(pos))
+        before = pos.fen()
+        for move in list(legal) + rng.sample(pool, 60):
+            got = is_legal_move(pos, move)
+            assert got == (move in legal), (before, move)
+            agree_true += got
+            agree_false += not got
+        assert pos.fen() == before
+    assert agree_true > 5000 and agree_false > 20000, (agree_true, agree_false)
