@@ -289,6 +289,9 @@ OPTION_LINES = [
     "option name Move Overhead type spin default 50 min 0 max 5000",
     "option name UCI_Chess960 type check default false",
     "option name UCI_ShowWDL type check default false",
+    "option name OwnBook type check default false",
+    "option name Book File type string default <empty>",
+    "option name Book Best Move type check default false",
 ]
 
 
