@@ -158,6 +158,27 @@ class EngineOptions:
                 setattr(self, opt.field, opt.default)
 
 
+# What `help` prints: free text for a person (a GUI never sends `help`); no line starts
+# with a word a GUI reads from an engine (id, option, info, bestmove, readyok ...).
+HELP_LINES = (
+    "Basilisk is a chess engine for a UCI GUI. Commands, one a line:",
+    "  uci                     name, options, then uciok",
+    "  isready                 answered with readyok, also while thinking",
+    "  setoption name <name> [value <value>]   the options are listed by uci",
+    "  ucinewgame              a new game follows",
+    "  position startpos|fen <fen> [moves <move>...]   moves as e2e4, e7e8q",
+    "  go [searchmoves <move>...] [ponder] [wtime <ms>] [btime <ms>] [winc <ms>]",
+    "     [binc <ms>] [movestogo <n>] [depth <n>] [nodes <n>] [mate <n>]",
+    "     [movetime <ms>] [infinite]      nothing at all: think until stop",
+    "  stop                    move now",
+    "  ponderhit               the pondered move was played: think on our own clock",
+    "  debug on|off            more info strings",
+    "  quit                    exit (as does end of input)",
+    "Extras: d (board, FEN, key), eval (evaluation terms), bench [depth] (node count",
+    "  of fixed searches), go perft <depth> (leaf nodes per move), help (this text).",
+)
+
+
 def resolve_path(path):
     """A file path from an option: ~ expanded; a relative path not found in the working
     directory is looked up in the repository (GUIs start engines in folders of their own)."""
@@ -321,7 +342,7 @@ class UciSession:
             "ucinewgame": self.cmd_ucinewgame, "position": self.cmd_position,
             "go": self.cmd_go, "stop": self.cmd_stop, "ponderhit": self.cmd_ponderhit,
             "quit": self.cmd_quit, "d": self.cmd_d, "eval": self.cmd_eval,
-            "bench": self.cmd_bench,
+            "bench": self.cmd_bench, "help": self.cmd_help,
         }
 
     # -------------------------------------------------------------- output helpers
@@ -756,6 +777,9 @@ class UciSession:
         self.ensure_ready()
         pos = self.pos
         self.send_lines(eval_lines(self.core.evaluate_terms(pos), self.core.evaluate(pos), pos.turn))
+
+    def cmd_help(self, args):
+        self.send_lines(HELP_LINES)
 
     def cmd_bench(self, args):
         self.ensure_ready()
