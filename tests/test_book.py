@@ -465,7 +465,7 @@ def test_book_load_does_not_delay_readyok():
         times.append(stamp - sent)
     s.close()
     print("\nreadyok after loading the book: best %.0f ms" % (min(times) * 1000))
-    assert min(times) < 0.5
+    assert min(times) < 0.2         # a few ms on CPython and PyPy; seconds if read badly
 
 
 # ---------------------------------------------------------------------- python-chess as client
