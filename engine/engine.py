@@ -13,15 +13,19 @@ passes on is legal.  Searcher changes asked for while a job runs wait for the ne
               on_info=print, on_bestmove=lambda best, ponder: print(best))
     engine.wait_idle()          # or stop(), ponderhit(), stop_and_wait("go") ...
 
+The opening book (``set_book``, ``book_move``) is consulted by the front end before it
+starts a search; the Engine only keeps it and draws its moves.
 ``run_bench`` is the benchmark that both the UCI `bench` and ``basilisk bench`` print.
 The module also hands the front end the board functions it needs (see ``__all__``):
 importing it is the one expensive import (the tables take ~100 ms to build).
 """
 
+import random
 import sys
 import threading
 import time
 
+from engine.book import Book, BookError, pick
 from engine.evaluate import evaluate, evaluate_terms
 from engine.movegen import generate_moves
 from engine.notation import move_to_uci, parse_uci_move
@@ -32,6 +36,7 @@ from engine.search import run_bench as search_bench
 
 __all__ = [
     "Engine", "run_bench", "root_moves", "legal_prefix", "BENCH_DEPTH", "BENCH_MAX_DEPTH",
+    "BookError",
     # the board, for front ends that reach it only through this module
     "Position", "FenError", "STARTING_FEN", "generate_moves", "move_to_uci",
     "parse_uci_move", "evaluate", "evaluate_terms",
@@ -89,6 +94,8 @@ class Engine:
         self.on_exception = on_exception or _print_exception
         self.job = None
         self.pending = []               # searcher calls deferred until no job runs
+        self.book = None                # the opening book, once set_book() loaded one
+        self.book_rng = random.Random()
 
     # -------------------------------------------------------------- searcher state
     def busy(self):
@@ -118,6 +125,33 @@ class Engine:
     def new_game(self):
         """Forget everything learnt: the next search starts fresh."""
         self._searcher_call("clear")
+
+    # -------------------------------------------------------------- opening book
+    def set_book(self, path):
+        """Use the Polyglot book at path from now on ('' or None: none).
+
+        Raises BookError (and then has no book) if the file cannot be used.
+        """
+        self.book = None
+        if path:
+            self.book = Book(path)
+
+    def book_move(self, pos, legal, best_only=False):
+        """(move, weight, total) from the book for pos, None if the book has no move here.
+
+        The move is drawn by weight (or is the highest-weight one if best_only) among the
+        book moves in ``legal`` (the root moves within searchmoves); move is 0, and total
+        the weights of all the book's moves, when none of them is in legal.
+        """
+        if self.book is None:
+            return None
+        candidates = self.book.candidates(pos)
+        if not candidates:
+            return None
+        allowed = [(move, weight) for move, weight in candidates if move in legal]
+        if not allowed:
+            return 0, 0, sum(weight for _, weight in candidates)
+        return pick(allowed, self.book_rng, best_only)
 
     # -------------------------------------------------------------- jobs
     def stop(self):

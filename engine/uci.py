@@ -16,7 +16,8 @@ acts as `quit`.  A malformed FEN keeps the previous position entirely; an illega
 ``moves ...`` keeps the moves before it, as Stockfish does.  `bestmove` is sent exactly
 once per `go` (not for `go perft`), only after `stop` or `ponderhit` for `go infinite` /
 `go ponder`, and is always legal (``0000`` when there is no legal move).  `go` with no
-limit at all is `go infinite`.
+limit at all is `go infinite`.  With OwnBook on, a `go` is answered from the opening
+book while the game is in it (``UciSession.book_reply`` says when).
 """
 
 import math
@@ -32,6 +33,7 @@ from engine.types import MAX_PLY, PIECE_SYMBOLS, SQUARE_NAMES
 ENGINE_NAME = "Basilisk"
 ENGINE_AUTHOR = "the Basilisk developers"
 ERROR_ECHO_CHARS = 60           # how much of a bad token an error message quotes
+REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUIT_JOIN_SECONDS = 0.5         # how long `quit` waits for a stopped search to end
 LOADER_HEAD_START_S = 0.25      # the loader waits this long for the first command to be done
 
@@ -136,6 +138,12 @@ OPTIONS = (
            help_text="Chess960 castling notation (king takes rook)"),
     Option("UCI_ShowWDL", "show_wdl", "check", False,
            help_text="add win/draw/loss permille to info lines"),
+    Option("OwnBook", "own_book", "check", False,
+           help_text="answer from the Polyglot book in Book File while the game is in it"),
+    Option("Book File", "book_file", "string", "",
+           help_text="the Polyglot book (.bin); a relative path is also tried in the repository"),
+    Option("Book Best Move", "book_best_move", "check", False,
+           help_text="play the book's highest-weight move instead of a weighted random one"),
 )
 
 
@@ -148,6 +156,38 @@ class EngineOptions:
         for opt in OPTIONS:
             if opt.kind != "button":
                 setattr(self, opt.field, opt.default)
+
+
+# What `help` prints: free text for a person (a GUI never sends `help`); no line starts
+# with a word a GUI reads from an engine (id, option, info, bestmove, readyok ...).
+HELP_LINES = (
+    "Basilisk is a chess engine for a UCI GUI. Commands, one a line:",
+    "  uci                     name, options, then uciok",
+    "  isready                 answered with readyok, also while thinking",
+    "  setoption name <name> [value <value>]   the options are listed by uci",
+    "  ucinewgame              a new game follows",
+    "  position startpos|fen <fen> [moves <move>...]   moves as e2e4, e7e8q",
+    "  go [searchmoves <move>...] [ponder] [wtime <ms>] [btime <ms>] [winc <ms>]",
+    "     [binc <ms>] [movestogo <n>] [depth <n>] [nodes <n>] [mate <n>]",
+    "     [movetime <ms>] [infinite]      nothing at all: think until stop",
+    "  stop                    move now",
+    "  ponderhit               the pondered move was played: think on our own clock",
+    "  debug on|off            more info strings",
+    "  quit                    exit (as does end of input)",
+    "Extras: d (board, FEN, key), eval (evaluation terms), bench [depth] (node count",
+    "  of fixed searches), go perft <depth> (leaf nodes per move), help (this text).",
+)
+
+
+def resolve_path(path):
+    """A file path from an option: ~ expanded; a relative path not found in the working
+    directory is looked up in the repository (GUIs start engines in folders of their own)."""
+    path = os.path.expanduser(path)
+    if not os.path.isabs(path) and not os.path.exists(path):
+        in_repo = os.path.join(REPO_DIR, path)
+        if os.path.exists(in_repo):
+            return in_repo
+    return path
 
 
 # ---------------------------------------------------------------------- loading
@@ -286,12 +326,14 @@ class UciSession:
         self.option_by_key = {opt.name.lower(): opt for opt in OPTIONS}
         # what setting an option does beyond storing its value (by field)
         self.option_handlers = {"hash": self.set_hash, "clear_hash": self.clear_hash,
-                                "debug_log_file": self.set_debug_log_file}
+                                "debug_log_file": self.set_debug_log_file,
+                                "own_book": self.set_own_book, "book_file": self.set_book_file}
         self.core = None                # the engine.engine module, once loaded
         self.engine = None              # its Engine, made on first need
         self.pos = None
         self.pos_source = None          # (FEN, UCI_Chess960, move tokens) self.pos was made from
         self.chess960_game = False      # does the current game need king-takes-rook castling?
+        self.book_miss = None           # the pos_source at which the book last had no move
         self.quitting = False
         self.line_time = None           # perf_counter() when the current command was read
         self.handlers = {
@@ -300,7 +342,7 @@ class UciSession:
             "ucinewgame": self.cmd_ucinewgame, "position": self.cmd_position,
             "go": self.cmd_go, "stop": self.cmd_stop, "ponderhit": self.cmd_ponderhit,
             "quit": self.cmd_quit, "d": self.cmd_d, "eval": self.cmd_eval,
-            "bench": self.cmd_bench,
+            "bench": self.cmd_bench, "help": self.cmd_help,
         }
 
     # -------------------------------------------------------------- output helpers
@@ -462,9 +504,37 @@ class UciSession:
             self.options.debug_log_file = ""
             raise UciError("cannot open debug log file %s: %s" % (_quote(path), exc.strerror))
 
+    def set_own_book(self, on):
+        self.book_miss = None
+        if on:
+            self.load_book()
+        elif self.engine is not None:
+            self.engine.set_book(None)
+
+    def set_book_file(self, _path):
+        self.book_miss = None
+        if self.options.own_book:
+            self.load_book()
+        elif self.engine is not None:
+            self.engine.set_book(None)      # loaded when OwnBook is switched on
+
+    def load_book(self):
+        """Load Book File (the engine has no book if it is empty or unusable)."""
+        path = self.options.book_file
+        if not path and self.engine is None:
+            return
+        self.ensure_ready()
+        try:
+            self.engine.set_book(resolve_path(path) if path else None)
+        except self.core.BookError as exc:
+            raise UciError("%s; playing without a book" % exc) from None
+        if self.debug and path:
+            self.info("book %s: %d entries" % (_quote(path), len(self.engine.book)))
+
     def cmd_ucinewgame(self, args):
         self.ensure_ready()
         self.engine.new_game()
+        self.book_miss = None
 
     def cmd_position(self, args):
         self.ensure_ready()
@@ -601,6 +671,8 @@ class UciSession:
             self.start_perft(pos, limits.perft, chess960)
             return
         legal = self.core.root_moves(pos, limits.searchmoves)
+        if legal and self.book_reply(pos, limits, legal, chess960):
+            return
         timeman = plan_search(limits, pos.turn, len(legal), self.options.move_overhead,
                               start=self.line_time)
         if self.debug:
@@ -621,6 +693,52 @@ class UciSession:
 
         self.engine.go(pos, limits, timeman, legal, self.options.multipv, chess960,
                        on_info=on_info, on_bestmove=on_bestmove)
+
+    def game_source(self):
+        """What the current position was made from: (FEN, UCI_Chess960, move tokens)."""
+        return self.pos_source or (self.core.STARTING_FEN, bool(self.options.uci_chess960), [])
+
+    def out_of_book(self):
+        """Is the current position a continuation of the one where the book ran out?"""
+        miss = self.book_miss
+        if miss is None:
+            return False
+        fen, option_960, moves = self.game_source()
+        return fen == miss[0] and option_960 == miss[1] and moves[:len(miss[2])] == miss[2]
+
+    def book_reply(self, pos, limits, legal, chess960):
+        """Answer this `go` from the book if OwnBook is on and the book has a move among
+        ``legal``: the move (bestmove sent), else 0 (search).
+
+        Not for Chess960 (a standard book has no Chess960 openings), nor for `go
+        infinite`, `go ponder` or `go mate`, which ask for a search.  Once the book has no
+        move here, it is not asked again until `ucinewgame`, a new book, or a position
+        that does not continue this game.
+        """
+        if not self.options.own_book or self.engine.book is None:
+            return 0
+        if chess960:
+            why_not = "Chess960"
+        elif limits.infinite or limits.ponder or limits.mate:
+            why_not = "go infinite, ponder or mate"
+        elif self.out_of_book():
+            why_not = "out of book in this game"
+        else:
+            found = self.engine.book_move(pos, legal, self.options.book_best_move)
+            if found is None:
+                self.book_miss = self.game_source()
+                why_not = "no book move here"
+            elif not found[0]:
+                why_not = "no book move among searchmoves"
+            else:
+                move, weight, total = found
+                text = self.move_text(move, chess960)
+                self.info("book move %s (weight %d of total %d)" % (text, weight, total))
+                self.send("bestmove " + text)
+                return move
+        if self.debug:
+            self.info("book not used: " + why_not)
+        return 0
 
     def start_perft(self, pos, depth, chess960):
         """`go perft N`: per-move counts then the total, as Stockfish prints them."""
@@ -659,6 +777,9 @@ class UciSession:
         self.ensure_ready()
         pos = self.pos
         self.send_lines(eval_lines(self.core.evaluate_terms(pos), self.core.evaluate(pos), pos.turn))
+
+    def cmd_help(self, args):
+        self.send_lines(HELP_LINES)
 
     def cmd_bench(self, args):
         self.ensure_ready()

@@ -289,6 +289,9 @@ OPTION_LINES = [
     "option name Move Overhead type spin default 50 min 0 max 5000",
     "option name UCI_Chess960 type check default false",
     "option name UCI_ShowWDL type check default false",
+    "option name OwnBook type check default false",
+    "option name Book File type string default <empty>",
+    "option name Book Best Move type check default false",
 ]
 
 
@@ -385,6 +388,25 @@ def test_go_before_anything_else():
     move, _, _ = s.bestmove()
     assert_legal(chess.STARTING_FEN, move)
     s.close()
+
+
+def test_help_lists_the_commands_as_plain_text(uci):
+    uci.send("help")
+    lines = uci.sync()
+    assert lines and errors(lines) == []
+    text = "\n".join(lines)
+    for command in ("uci", "isready", "setoption", "ucinewgame", "position", "go", "searchmoves",
+                    "wtime", "movetime", "infinite", "stop", "ponderhit", "quit", "debug", "d",
+                    "eval", "bench", "go perft", "help"):
+        assert re.search(r"(^|[\s(,[])%s\b" % re.escape(command), text, re.M), command
+    # free text for a person: no line reads as something an engine says to a GUI
+    engine_words = {"id", "uciok", "readyok", "bestmove", "copyprotection", "registration",
+                    "info", "option"}
+    for line in lines:
+        assert line.split()[0] not in engine_words, line
+    uci.send("go depth 1")                  # the session carries on
+    move, _, _ = uci.bestmove()
+    assert_legal(chess.STARTING_FEN, move)
 
 
 def test_unknown_leading_tokens_are_skipped(uci):
