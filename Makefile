@@ -8,7 +8,7 @@ PYPY ?= pypy3
 PYPY_VENV := .venv-pypy
 PYPY_STAMP := $(PYPY_VENV)/.installed-stamp
 
-.PHONY: run test test-pypy test-slow bench bench-perft bench-search bench-compare perft-suite install-opponents clean
+.PHONY: run test test-pypy test-slow bench bench-perft bench-search bench-compare bench-memory perft-suite install-opponents clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,9 @@ bench-search: $(STAMP)
 # HEAD against the working tree, interleaved; see scripts/bench_compare.py --help for more
 bench-compare: $(STAMP)
 	$(PY) scripts/bench_compare.py
+
+bench-memory: $(STAMP)
+	$(PY) scripts/bench_memory.py
 
 bench: bench-perft bench-search
 
