@@ -347,3 +347,36 @@ def test_sprt_command_line():
                 ["0", "90000", "0.05", "0.05"]):
         with pytest.raises(SystemExit):
             sprt_from_command_line("--sprt", *bad)
+
+
+def summary_of(tally, sprt):
+    settings = match.MatchSettings(tc=match.TimeControl(nodes=500), max_plies=400, adjudicate=False,
+                                   event="test", names=("A-engine", "B-engine"))
+    match.print_summary(tally, settings, sprt, None, elapsed=1.0)
+
+
+def test_summary_reports_pairs_beside_games(capsys):
+    tally = match.Tally()
+    for number, result in ((1, "1-0"), (2, "1/2-1/2"), (3, "1-0"), (4, "1-0"), (5, "1-0")):
+        tally.add(finished_game(number, result))
+    summary_of(tally, match.SprtSettings(0, 10, 0.05, 0.05))
+    out = capsys.readouterr().out
+    assert "Pairs: 2" in out and "[0, 0, 1, 1, 0]" in out
+    assert "1 unpaired game left out" in out
+    pentanomial_elo = match.format_elo(match.pentanomial_elo_with_margin(tally.pentanomial)[0])
+    trinomial_elo = match.format_elo(match.elo_with_margin(tally.wins, tally.draws, tally.losses)[0])
+    assert pentanomial_elo != trinomial_elo
+    assert f"pairs (pentanomial): {pentanomial_elo}" in out
+    assert f"games (trinomial):   {trinomial_elo}" in out
+    assert "SPRT (pentanomial, logistic Elo)" in out and "trinomial LLR" in out
+
+
+def test_summary_of_an_empty_or_one_sided_match_does_not_crash(capsys):
+    summary_of(match.Tally(), match.SprtSettings(0, 10, 0.05, 0.05, model="trinomial"))
+    tally = match.Tally()
+    for number in range(1, 7):
+        tally.add(finished_game(number, "1-0" if number % 2 else "0-1"))  # A wins every game
+    summary_of(tally, None)
+    out = capsys.readouterr().out
+    assert "Pairs: 0" in out and "Pairs: 3" in out
+    assert "pairs (pentanomial): +inf +/- inf" in out
