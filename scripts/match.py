@@ -22,7 +22,12 @@ Examples (opponents as installed by scripts/install_opponents.sh):
     scripts/match.py -a "python3 -m engine" -b sunfish-uci --games 400 \\
         --sprt 0 10 0.05 0.05 --tc 10+0.1
 
-Results are from engine A's point of view.
+Results are from engine A's point of view. Elo, its 95% interval and LOS are
+reported per game pair (pentanomial: pairs scoring 0, 1/2, 1, 3/2, 2 points,
+as fishtest counts them) and, beside them, per game (trinomial W/D/L, which
+overstates the error when an opening favours one colour). A game whose
+partner is missing (an odd --games) is left out of the pair figures. The
+SPRT tests logistic Elo on pairs unless --sprt-model trinomial is given.
 
 Opponent quirks: Fairy-Max has no setboard, so it plays only from .pgn books
 (the default) and not with --chess960; it takes --st in whole seconds and has
@@ -105,24 +110,66 @@ def score_variance(wins: int, draws: int, losses: int) -> float:
             + losses * (0.0 - mean) ** 2) / games
 
 
-def elo_with_margin(wins: int, draws: int, losses: int,
-                    confidence: float = 0.95) -> tuple[float, float]:
-    """Elo difference and its +/- error margin at the given confidence.
+GAME_SCORES = (0.0, 0.5, 1.0)  # loss, draw, win
+# A game pair's points for A (0, 0.5, 1, 1.5, 2) as a per-game score: the
+# pentanomial outcome classes LL, LD, DD+WL, WD, WW.
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
-    The margin is half the width of the score's normal confidence interval
-    after mapping both ends to Elo, as cutechess-cli reports it, so one
-    symmetric number summarises a slightly asymmetric interval.
+
+def pentanomial_index(first_points: float, second_points: float) -> int:
+    """Class 0..4 of a game pair from A's points in its two games."""
+    return round(2 * (first_points + second_points))
+
+
+def pentanomial_stats(pentanomial: list[int]) -> tuple[float, float]:
+    """Mean and variance of a pair's per-game score (pair points / 2)."""
+    pairs = sum(pentanomial)
+    if not pairs:
+        return 0.5, 0.0
+    mean = sum(n * a for n, a in zip(pentanomial, PAIR_SCORES)) / pairs
+    return mean, sum(n * (a - mean) ** 2 for n, a in zip(pentanomial, PAIR_SCORES)) / pairs
+
+
+def elo_interval(mean: float, stderr: float, confidence: float) -> float:
+    """Half the width of the score interval mean +/- z stderr, mapped to Elo.
+
+    cutechess-cli and fishtest report this one symmetric number for a
+    slightly asymmetric interval; an end at 0 or 1 makes it infinite.
     """
-    games = wins + draws + losses
-    mean = score_fraction(wins, draws, losses)
-    if not games:
-        return 0.0, math.inf
-    stderr = math.sqrt(score_variance(wins, draws, losses) / games)
     z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2.0)
     low = elo_from_score(mean - z * stderr)
     high = elo_from_score(mean + z * stderr)
-    margin = (high - low) / 2.0 if math.isfinite(low) and math.isfinite(high) else math.inf
-    return elo_from_score(mean), margin
+    return (high - low) / 2.0 if math.isfinite(low) and math.isfinite(high) else math.inf
+
+
+def elo_with_margin(wins: int, draws: int, losses: int,
+                    confidence: float = 0.95) -> tuple[float, float]:
+    """Elo difference and its +/- error margin from single games (trinomial).
+
+    Treats every game as independent, which overstates the error when the
+    two games of a pair are correlated (an opening that favours one colour).
+    """
+    games = wins + draws + losses
+    if not games:
+        return 0.0, math.inf
+    mean = score_fraction(wins, draws, losses)
+    stderr = math.sqrt(score_variance(wins, draws, losses) / games)
+    return elo_from_score(mean), elo_interval(mean, stderr, confidence)
+
+
+def pentanomial_elo_with_margin(pentanomial: list[int],
+                                confidence: float = 0.95) -> tuple[float, float]:
+    """Elo difference and its +/- error margin from game pairs (pentanomial).
+
+    The per-game score is the mean pair score / 2; its standard error comes
+    from the spread of the pair scores, so colour-swapped games that cancel
+    each other out shrink the interval as they should.
+    """
+    pairs = sum(pentanomial)
+    if not pairs:
+        return 0.0, math.inf
+    mean, variance = pentanomial_stats(pentanomial)
+    return elo_from_score(mean), elo_interval(mean, math.sqrt(variance / pairs), confidence)
 
 
 def likelihood_of_superiority(wins: int, losses: int) -> float:
@@ -132,19 +179,31 @@ def likelihood_of_superiority(wins: int, losses: int) -> float:
     return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
 
 
-GAME_SCORES = (0.0, 0.5, 1.0)  # loss, draw, win
+def pentanomial_los(pentanomial: list[int]) -> float:
+    """Probability that A is the stronger engine, from the pair scores.
+
+    Normal approximation of the mean pair score against 1/2, as fishtest
+    reports it; with no spread at all the sign of the excess decides.
+    """
+    pairs = sum(pentanomial)
+    mean, variance = pentanomial_stats(pentanomial)
+    if not pairs or variance == 0.0:
+        return 0.5 if mean == 0.5 else float(mean > 0.5)
+    return statistics.NormalDist().cdf((mean - 0.5) / math.sqrt(variance / pairs))
 
 
-def constrained_mle(freqs: list[float], mean: float) -> list[float]:
-    """Most likely loss/draw/win distribution with the given mean score.
+def constrained_mle(freqs: list[float], mean: float,
+                    scores: tuple[float, ...] = GAME_SCORES) -> list[float]:
+    """Most likely distribution over `scores` with the given mean score.
 
     Given observed frequencies f_i of the scores a_i, the maximum-likelihood
     distribution with mean `mean` is p_i = f_i / (1 + t (a_i - mean)), where
     t solves sum f_i (a_i - mean) / (1 + t (a_i - mean)) = 0. That sum falls
     monotonically across the interval where every denominator is positive,
-    so bisection finds t. Needs 0 < mean < 1 and every f_i > 0.
+    so bisection finds t. Needs min(scores) < mean < max(scores) and every
+    f_i > 0.
     """
-    shifts = [score - mean for score in GAME_SCORES]
+    shifts = [score - mean for score in scores]
     low, high = -1.0 / max(shifts), -1.0 / min(shifts)
     for _ in range(200):
         mid = (low + high) / 2.0
@@ -156,26 +215,44 @@ def constrained_mle(freqs: list[float], mean: float) -> list[float]:
     return [f / (1.0 + t * d) for f, d in zip(freqs, shifts)]
 
 
-def sprt_llr(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> float:
-    """Log-likelihood ratio of H1 (Elo = elo1) against H0 (Elo = elo0).
+def generalised_llr(counts: list[int], scores: tuple[float, ...],
+                    elo0: float, elo1: float) -> float:
+    """GSPRT log-likelihood ratio of logistic Elo elo1 against elo0.
 
-    The generalised SPRT of fishtest's logistic-Elo test on the trinomial
-    (W/D/L) model: each hypothesis is represented by the most likely
-    distribution whose expected score is that hypothesis's, and the LLR is
-    N * sum f_i log(p1_i / p0_i). For large samples it equals the familiar
-    normal approximation N (s1 - s0) (2m - s0 - s1) / (2 var); unlike that
-    formula it stays defined when one result never happened (an all-wins
-    run still accumulates evidence). Empty outcome classes get a count of
-    1e-3, as fishtest does, to keep every p_i positive.
+    counts[i] is how often the outcome scoring scores[i] per game happened.
+    Each hypothesis is represented by the most likely distribution whose
+    expected per-game score is that hypothesis's, and the LLR is
+    N * sum f_i log(p1_i / p0_i). Empty classes get a count of 1e-3, as
+    fishtest does, to keep every p_i positive: an all-wins run still
+    accumulates evidence.
     """
-    games = wins + draws + losses
-    if not games:
+    total = sum(counts)
+    if not total:
         return 0.0
-    counts = [count or 1e-3 for count in (losses, draws, wins)]
-    freqs = [count / sum(counts) for count in counts]
-    p0 = constrained_mle(freqs, expected_score(elo0))
-    p1 = constrained_mle(freqs, expected_score(elo1))
-    return games * sum(f * math.log(b / a) for f, a, b in zip(freqs, p0, p1))
+    regularised = [count or 1e-3 for count in counts]
+    freqs = [count / sum(regularised) for count in regularised]
+    p0 = constrained_mle(freqs, expected_score(elo0), scores)
+    p1 = constrained_mle(freqs, expected_score(elo1), scores)
+    return total * sum(f * math.log(b / a) for f, a, b in zip(freqs, p0, p1))
+
+
+def sprt_llr(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> float:
+    """Trinomial (W/D/L, one game at a time) LLR of H1 (Elo = elo1) against H0.
+
+    For large samples it equals the normal approximation
+    N (s1 - s0) (2m - s0 - s1) / (2 var) on single games.
+    """
+    return generalised_llr([losses, draws, wins], GAME_SCORES, elo0, elo1)
+
+
+def sprt_llr_pentanomial(pentanomial: list[int], elo0: float, elo1: float) -> float:
+    """Pentanomial (game pairs) LLR of H1 (Elo = elo1) against H0, logistic Elo.
+
+    fishtest's LLR_logistic on [LL, LD, DD+WL, WD, WW]: the hypotheses are
+    per-game expected scores, N counts pairs, and a pair's outcome scores
+    0, 1/4, 1/2, 3/4 or 1 per game.
+    """
+    return generalised_llr(list(pentanomial), PAIR_SCORES, elo0, elo1)
 
 
 def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
@@ -471,6 +548,11 @@ class GameJob:
     opening: chess.Board
     a_is_white: bool
 
+    @property
+    def pair(self) -> int:
+        """Games 1 and 2 share an opening with colours swapped, as do 3 and 4, ..."""
+        return (self.number - 1) // 2
+
 
 @dataclass
 class GameResult:
@@ -700,15 +782,30 @@ def worker(specs: tuple[EngineSpec, EngineSpec], jobs: queue.Queue, results: que
 
 @dataclass
 class Tally:
-    """Running score from A's point of view, plus forfeits per engine."""
+    """Running score from A's point of view, plus forfeits per engine.
+
+    Games are counted one by one (W/D/L) and, once both games of an opening
+    are in, as a pair in the pentanomial counts [LL, LD, DD+WL, WD, WW].
+    """
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    pentanomial: list = field(default_factory=lambda: [0] * len(PAIR_SCORES))
     forfeits: Counter = field(default_factory=Counter)  # (is_a, kind) -> count
+    first_of_pair: dict = field(default_factory=dict)   # pair -> A's points in its first finished game
 
     @property
     def games(self) -> int:
         return self.wins + self.draws + self.losses
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.pentanomial)
+
+    @property
+    def unpaired(self) -> int:
+        """Finished games whose partner is missing (an odd last game, or a stopped match)."""
+        return len(self.first_of_pair)
 
     def add(self, game: GameResult) -> None:
         if game.a_points == 1.0:
@@ -719,6 +816,44 @@ class Tally:
             self.losses += 1
         if game.forfeit:
             self.forfeits[(game.loser_is_a, game.forfeit)] += 1
+        pair = game.job.pair
+        if pair in self.first_of_pair:
+            self.pentanomial[pentanomial_index(self.first_of_pair.pop(pair), game.a_points)] += 1
+        else:
+            self.first_of_pair[pair] = game.a_points
+
+
+
+SPRT_MODELS = ("pentanomial", "trinomial")
+# Beyond this the expected score rounds to 0 or 1 and no distribution has it as its mean.
+MAX_SPRT_ELO = 2000.0
+
+
+@dataclass(frozen=True)
+class SprtSettings:
+    """--sprt: H0 Elo = elo0 against H1 Elo = elo1 (logistic Elo), error rates, model.
+
+    The pentanomial model (the default) tests game pairs, as fishtest and
+    fastchess do; the trinomial one treats every game as independent.
+    """
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    model: str = SPRT_MODELS[0]
+
+    def llr(self, tally: Tally, model: str | None = None) -> float:
+        """The log-likelihood ratio so far, under this test's model unless told otherwise."""
+        if (model or self.model) == "trinomial":
+            return sprt_llr(tally.wins, tally.draws, tally.losses, self.elo0, self.elo1)
+        return sprt_llr_pentanomial(tally.pentanomial, self.elo0, self.elo1)
+
+    def decision(self, tally: Tally) -> str | None:
+        return sprt_decision(self.llr(tally), self.alpha, self.beta)
+
+    def bounds_label(self) -> str:
+        lower, upper = sprt_bounds(self.alpha, self.beta)
+        return f"{lower:+.2f}..{upper:+.2f}"
 
 
 def progress_bar(done: int, total: int, width: int = 30) -> str:
@@ -732,16 +867,13 @@ def format_elo(value: float) -> str:
     return f"{value + 0.0:+.1f}"  # + 0.0 turns -0.0 into 0.0
 
 
-def progress_line(tally: Tally, total: int, sprt: tuple[float, ...] | None) -> str:
+def progress_line(tally: Tally, total: int, sprt: SprtSettings | None) -> str:
     """One-line running score, cutechess style, with the SPRT LLR when active."""
     score = score_fraction(tally.wins, tally.draws, tally.losses)
     line = (f"  Score of A vs B: {tally.wins} - {tally.losses} - {tally.draws} "
             f"[{score:.3f}] {tally.games}/{total} {progress_bar(tally.games, total)}")
     if sprt:
-        elo0, elo1, alpha, beta = sprt
-        lower, upper = sprt_bounds(alpha, beta)
-        llr = sprt_llr(tally.wins, tally.draws, tally.losses, elo0, elo1)
-        line += f"  LLR {llr:+.2f} ({lower:+.2f}, {upper:+.2f})"
+        line += f"  LLR {sprt.llr(tally):+.2f} ({sprt.bounds_label()}, {tally.pairs} pairs)"
     return line
 
 
@@ -751,31 +883,40 @@ def game_line(game: GameResult, settings: MatchSettings) -> str:
             f"{game.result} {{{game.reason}}}")
 
 
-def print_summary(tally: Tally, settings: MatchSettings, sprt: tuple[float, ...] | None,
+def print_summary(tally: Tally, settings: MatchSettings, sprt: SprtSettings | None,
                   sprt_result: str | None, elapsed: float) -> None:
-    """Final report: W/D/L, score, Elo with error bar, LOS, forfeits, SPRT."""
+    """Final report: W/D/L, pairs, Elo with error bar and LOS per pair and per game, forfeits, SPRT."""
     w, d, l = tally.wins, tally.draws, tally.losses
-    elo, margin = elo_with_margin(w, d, l)
     name_a, name_b = settings.names
     print()
     print(f"Match: A = {name_a}  vs  B = {name_b}  ({settings.tc.label()}, {elapsed:.0f}s)")
     print(f"Games: {tally.games}   A: +{w} ={d} -{l}   "
           f"score {100 * score_fraction(w, d, l):.1f}%   draw ratio {100 * d / max(1, tally.games):.1f}%")
-    print(f"Elo difference (A - B): {format_elo(elo)} +/- {margin:.1f} (95%)   "
+    unpaired = tally.unpaired
+    left_out = (f"   ({unpaired} unpaired game{'s' if unpaired != 1 else ''} left out of the pair figures)"
+                if unpaired else "")
+    print(f"Pairs: {tally.pairs}   A scoring 0, 0.5, 1, 1.5, 2: {tally.pentanomial}{left_out}")
+    elo, margin = pentanomial_elo_with_margin(tally.pentanomial)
+    alike = "   (every pair scored the same: no spread to measure)" if (
+        tally.pairs > 1 and tally.pentanomial.count(tally.pairs) == 1) else ""
+    print(f"Elo difference (A - B), pairs (pentanomial): {format_elo(elo)} +/- {margin:.1f} (95%)   "
+          f"LOS: {100 * pentanomial_los(tally.pentanomial):.1f}%{alike}")
+    elo, margin = elo_with_margin(w, d, l)
+    print(f"Elo difference (A - B), games (trinomial):   {format_elo(elo)} +/- {margin:.1f} (95%)   "
           f"LOS: {100 * likelihood_of_superiority(w, l):.1f}%")
     for is_a, name in ((True, name_a), (False, name_b)):
         counts = ", ".join(f"{kind}: {tally.forfeits[(is_a, kind)]}" for kind in FORFEIT_KINDS)
         print(f"Forfeits by {'A' if is_a else 'B'} ({name}): {counts}")
     if sprt:
-        elo0, elo1, alpha, beta = sprt
-        llr = sprt_llr(w, d, l, elo0, elo1)
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "inconclusive"}[sprt_result]
-        print(f"SPRT elo0={elo0:g} elo1={elo1:g} alpha={alpha:g} beta={beta:g}: "
-              f"LLR {llr:+.2f} {sprt_bounds(alpha, beta)[0]:+.2f}..{sprt_bounds(alpha, beta)[1]:+.2f} -> {verdict}")
+        other = next(model for model in SPRT_MODELS if model != sprt.model)
+        print(f"SPRT ({sprt.model}, logistic Elo) elo0={sprt.elo0:g} elo1={sprt.elo1:g} "
+              f"alpha={sprt.alpha:g} beta={sprt.beta:g}: LLR {sprt.llr(tally):+.2f} "
+              f"{sprt.bounds_label()} -> {verdict}   ({other} LLR {sprt.llr(tally, other):+.2f})")
 
 
 def run_match(specs: tuple[EngineSpec, EngineSpec], jobs: list[GameJob], settings: MatchSettings,
-              concurrency: int, pgn_path: Path | None, sprt: tuple[float, ...] | None) -> None:
+              concurrency: int, pgn_path: Path | None, sprt: SprtSettings | None) -> None:
     """Run the games on `concurrency` workers, report progress, stop on an SPRT verdict."""
     job_queue: queue.Queue = queue.Queue()
     for job in jobs:
@@ -804,7 +945,7 @@ def run_match(specs: tuple[EngineSpec, EngineSpec], jobs: list[GameJob], setting
             print(game_line(item, settings))
             print(progress_line(tally, len(jobs), sprt), flush=True)
             if sprt and sprt_result is None:
-                sprt_result = sprt_decision(sprt_llr(tally.wins, tally.draws, tally.losses, *sprt[:2]), *sprt[2:])
+                sprt_result = sprt.decision(tally)
                 if sprt_result:
                     print(f"SPRT: {sprt_result} accepted; finishing games in progress")
                     stop.set()
@@ -866,10 +1007,25 @@ def build_parser() -> argparse.ArgumentParser:
                         help="end hopeless games (both sides' scores beyond 10 pawns for 6 plies) "
                              "and dead draws (|score| <= 0.1 for 8 plies after ply 80)")
     parser.add_argument("--sprt", type=float, nargs=4, metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
-                        help="stop early when the SPRT accepts H0 or H1")
+                        help="stop early when the SPRT accepts H0 or H1 (ELO0, ELO1 in logistic Elo)")
+    parser.add_argument("--sprt-model", choices=SPRT_MODELS, default=SPRT_MODELS[0],
+                        help="what the SPRT counts: game pairs (pentanomial, the default, as fishtest) "
+                             "or single games (trinomial)")
     parser.add_argument("--event", default="Basilisk match", help="PGN Event tag")
     parser.add_argument("--verbose", action="store_true", help="show python-chess warnings")
     return parser
+
+
+def sprt_settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> SprtSettings | None:
+    """The --sprt test, or a usage error for bounds the test cannot work with."""
+    if not args.sprt:
+        return None
+    elo0, elo1, alpha, beta = args.sprt
+    if not (0.0 < alpha < 1.0 and 0.0 < beta < 1.0):
+        parser.error("--sprt: ALPHA and BETA must lie strictly between 0 and 1")
+    if elo0 == elo1 or max(abs(elo0), abs(elo1)) > MAX_SPRT_ELO:
+        parser.error(f"--sprt: ELO0 and ELO1 must differ and lie within +/-{MAX_SPRT_ELO:g}")
+    return SprtSettings(elo0, elo1, alpha, beta, args.sprt_model)
 
 
 def make_time_control(args: argparse.Namespace) -> TimeControl:
@@ -901,7 +1057,9 @@ def distinct_names(name_a: str, name_b: str) -> tuple[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    sprt = sprt_settings(args, parser)
     logging.basicConfig(level=logging.WARNING if args.verbose else logging.ERROR)
     specs = (engine_spec(args, "a"), engine_spec(args, "b"))
     jobs = make_jobs(args)
@@ -912,7 +1070,7 @@ def main(argv: list[str] | None = None) -> int:
                              names=names)
     print(f"A: {settings.names[0]}  [{shlex.join(specs[0].command)}]")
     print(f"B: {settings.names[1]}  [{shlex.join(specs[1].command)}]")
-    run_match(specs, jobs, settings, args.concurrency, args.pgn, tuple(args.sprt) if args.sprt else None)
+    run_match(specs, jobs, settings, args.concurrency, args.pgn, sprt)
     return 0
 
 
