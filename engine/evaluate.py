@@ -9,7 +9,8 @@ rooks on (semi-)open files and tempo (both weighted 0).  The mg and eg sums are 
 scale (out of 64) shrinks the score where the side ahead has little chance to win.
 
 ``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
-tables built at import and caches of pawn structure and whole evaluations.
+tables built at import and caches of pawn structure (with its king-square terms) and of
+whole evaluations.
 ``evaluate_terms(pos)``, the reference: every term from its definition, square by square,
 as a table from white's view (what the UCI ``eval`` command prints); the tests require
 ``evaluate`` to agree with its 'total'.
@@ -89,7 +90,7 @@ SCALE_MAX_PHASE = 14  # drawish-ending rules are only looked at with this little
 VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = (
     MATERIAL_MG[KNIGHT], MATERIAL_MG[BISHOP], MATERIAL_MG[ROOK], MATERIAL_MG[QUEEN])
 
-PAWN_CACHE_SIZE = 1 << 16
+PAWN_CACHE_SIZE = 1 << 16     # each entry also caches its king-square terms (80% hits in bench)
 # Whole evaluations by Zobrist key: about a quarter of the search's calls repeat a position
 # (transpositions, re-searches, the next iteration), and a lookup costs a fraction of an eval.
 EVAL_CACHE_SIZE = 1 << 16
@@ -335,6 +336,7 @@ def _scaled(pos, score, phase, w_passed, b_passed):
 # --- The fast path ---------------------------------------------------------------------
 def evaluate(pos):
     """Centipawns from the side to move's point of view."""
+    # 63 bits of the key: on PyPy a dict keyed by ints >= 2**63 (boxed) is several times slower
     key = pos.key & 0x7FFFFFFFFFFFFFFF
     score = _eval_cache.get(key)
     if score is not None:
@@ -364,8 +366,7 @@ def evaluate(pos):
 
     # Each side's terms once, from its own view, with what differs between the colours in
     # the two rows below; `area` is where mobility counts (not own pieces, not attacked by
-    # enemy pawns), square ^ flip is the square seen from white's side and step is one rank
-    # forward.  A side's sum is added to the white-view score for white, taken for black.
+    # enemy pawns).  A side's sum is added to the white-view score for white, taken for black.
     # (Rows of locals, not lookups by colour in the body such as bbs[us << 3 | ROOK]: those
     # cost 13% more bytecodes per call than writing each colour out, the rows 6%.)
     for (us, knights, bishops, rooks, queens, own_pawns, enemy_pawns, own_occ, enemy_occ, area,
