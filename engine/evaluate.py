@@ -9,7 +9,8 @@ rooks on (semi-)open files and tempo (both weighted 0).  The mg and eg sums are 
 scale (out of 64) shrinks the score where the side ahead has little chance to win.
 
 ``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
-tables built at import and caches of pawn structure and whole evaluations.
+tables built at import and caches of pawn structure (with its king-square terms) and of
+whole evaluations.
 ``evaluate_terms(pos)``, the reference: every term from its definition, square by square,
 as a table from white's view (what the UCI ``eval`` command prints); the tests require
 ``evaluate`` to agree with its 'total'.
@@ -89,7 +90,7 @@ SCALE_MAX_PHASE = 14  # drawish-ending rules are only looked at with this little
 VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = (
     MATERIAL_MG[KNIGHT], MATERIAL_MG[BISHOP], MATERIAL_MG[ROOK], MATERIAL_MG[QUEEN])
 
-PAWN_CACHE_SIZE = 1 << 16
+PAWN_CACHE_SIZE = 1 << 16     # each entry also caches its king-square terms (80% hits in bench)
 # Whole evaluations by Zobrist key: about a quarter of the search's calls repeat a position
 # (transpositions, re-searches, the next iteration), and a lookup costs a fraction of an eval.
 EVAL_CACHE_SIZE = 1 << 16
@@ -220,7 +221,29 @@ def _pawn_entry(wp, bp):
             passed ^= low
             s += PASSED_PACKED[((low.bit_length() - 1) ^ flip) >> 3]
         score += sign * s
-    return score, w_att, b_att, sets[WHITE][0], sets[BLACK][0]
+    return score, w_att, b_att, sets[WHITE][0], sets[BLACK][0], {}
+
+
+def _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq):
+    """Packed white-view sum of the terms that depend only on the pawns and the two king
+    squares: the pawn shields (middlegame) and the kings' distances to passed pawns' stop
+    squares (endgame).  Cached per pawn structure by king squares, as the kings seldom move."""
+    score = 0
+    for us, own_pawns, own_passed, ksq, enemy_ksq, flip, step, sign in (
+            (WHITE, wp, w_passed, wksq, bksq, 0, 8, 1), (BLACK, bp, b_passed, bksq, wksq, 56, -8, -1)):
+        side = (SHIELD_NEAR * popcount(SHIELD_NEAR_BB[us][ksq] & own_pawns)
+                + SHIELD_FAR * popcount(SHIELD_FAR_BB[us][ksq] & own_pawns))
+        while own_passed:
+            low = own_passed & -own_passed
+            own_passed ^= low
+            sq = low.bit_length() - 1
+            rank = (sq ^ flip) >> 3
+            if rank >= 3:
+                stop = sq + step
+                side += ((PASSER_ENEMY_KING * DISTANCE[enemy_ksq][stop]
+                          - PASSER_OWN_KING * DISTANCE[ksq][stop]) * (rank - 2)) << 16
+        score += sign * side
+    return score
 
 
 _pawn_cache = {}
@@ -313,38 +336,43 @@ def _scaled(pos, score, phase, w_passed, b_passed):
 # --- The fast path ---------------------------------------------------------------------
 def evaluate(pos):
     """Centipawns from the side to move's point of view."""
-    score = _eval_cache.get(pos.key)
+    # 63 bits of the key: on PyPy a dict keyed by ints >= 2**63 (boxed) is several times slower
+    key = pos.key & 0x7FFFFFFFFFFFFFFF
+    score = _eval_cache.get(key)
     if score is not None:
         return score
     bbs = pos.bbs
     wp, wn, wb, wr, wq, wk = bbs[PAWN:KING + 1]
     bp, bn, bb, br, bq, bk = bbs[8 | PAWN:8 | KING + 1]
-    key = (wp, bp)
-    entry = _pawn_cache.get(key)
+    pawn_key = (wp, bp)
+    entry = _pawn_cache.get(pawn_key)
     if entry is None:
         if len(_pawn_cache) >= PAWN_CACHE_SIZE:
             _pawn_cache.clear()
-        entry = _pawn_cache[key] = _pawn_entry(wp, bp)
-    s, w_patt, b_patt, w_passed, b_passed = entry
-    s += pos.psq
+        entry = _pawn_cache[pawn_key] = _pawn_entry(wp, bp)
+    s, w_patt, b_patt, w_passed, b_passed, king_terms = entry
+    wksq = wk.bit_length() - 1
+    bksq = bk.bit_length() - 1
+    kings = wksq << 6 | bksq
+    king_pawn = king_terms.get(kings)
+    if king_pawn is None:
+        king_pawn = king_terms[kings] = _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq)
+    s += pos.psq + king_pawn
     occ_w, occ_b = pos.occ
     occ = occ_w | occ_b
     phase = popcount(wn | bn | wb | bb) + 2 * popcount(wr | br) + 4 * popcount(wq | bq)
     if phase > MAX_PHASE:
         phase = MAX_PHASE
-    wksq = wk.bit_length() - 1
-    bksq = bk.bit_length() - 1
 
     # Each side's terms once, from its own view, with what differs between the colours in
     # the two rows below; `area` is where mobility counts (not own pieces, not attacked by
-    # enemy pawns), square ^ flip is the square seen from white's side and step is one rank
-    # forward.  A side's sum is added to the white-view score for white, taken for black.
+    # enemy pawns).  A side's sum is added to the white-view score for white, taken for black.
     # (Rows of locals, not lookups by colour in the body such as bbs[us << 3 | ROOK]: those
     # cost 13% more bytecodes per call than writing each colour out, the rows 6%.)
     for (us, knights, bishops, rooks, queens, own_pawns, enemy_pawns, own_occ, enemy_occ, area,
-         ksq, enemy_ksq, own_passed, flip, step) in (
-            (WHITE, wn, wb, wr, wq, wp, bp, occ_w, occ_b, ~(occ_w | b_patt), wksq, bksq, w_passed, 0, 8),
-            (BLACK, bn, bb, br, bq, bp, wp, occ_b, occ_w, ~(occ_b | w_patt), bksq, wksq, b_passed, 56, -8)):
+         enemy_ksq) in (
+            (WHITE, wn, wb, wr, wq, wp, bp, occ_w, occ_b, ~(occ_w | b_patt), bksq),
+            (BLACK, bn, bb, br, bq, bp, wp, occ_b, occ_w, ~(occ_b | w_patt), wksq)):
         # mobility, attacks on the enemy king zone, rook files
         zone = KING_ZONE[enemy_ksq]
         side = attackers = units = 0
@@ -400,22 +428,6 @@ def evaluate(pos):
         if attackers > 1 and (queens or not KING_ATTACK_NEEDS_QUEEN):
             side += units * KING_DANGER[attackers] // 10000
 
-        # pawn shield (middlegame)
-        side += (SHIELD_NEAR * popcount(SHIELD_NEAR_BB[us][ksq] & own_pawns)
-                 + SHIELD_FAR * popcount(SHIELD_FAR_BB[us][ksq] & own_pawns))
-
-        # passed pawns: king proximity to the stop square (endgame)
-        b_ = own_passed
-        while b_:
-            low = b_ & -b_
-            b_ ^= low
-            sq = low.bit_length() - 1
-            rank = (sq ^ flip) >> 3
-            if rank >= 3:
-                stop = sq + step
-                side += ((PASSER_ENEMY_KING * DISTANCE[enemy_ksq][stop]
-                          - PASSER_OWN_KING * DISTANCE[ksq][stop]) * (rank - 2)) << 16
-
         # mop-up against a bare king
         if not enemy_occ & (enemy_occ - 1) and own_occ & (own_occ - 1):
             side += mopup(pos, us) << 16
@@ -436,7 +448,7 @@ def evaluate(pos):
         score = _scaled(pos, score, phase, w_passed, b_passed)
     if len(_eval_cache) >= EVAL_CACHE_SIZE:
         _eval_cache.clear()
-    _eval_cache[pos.key] = score
+    _eval_cache[key] = score
     return score
 
 

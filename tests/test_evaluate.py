@@ -198,6 +198,29 @@ def test_fast_path_caches_return_the_same_value():
         assert evaluate(pos) == first, "third call (eval cache hit) differs: " + fen
 
 
+def test_king_moves_over_cached_pawns_match_reference():
+    """Shield and passer-distance terms are cached per pawn structure by king squares:
+    walking the kings around fixed pawns (passers on both sides, kings near and far) must
+    keep agreeing with the reference after every king move, and after the cache is warm."""
+    fen = "1k6/pp6/8/3P4/4p3/8/6PP/6K1 w - - 0 1"
+    walked = 0
+    for sweep in range(2):           # the second sweep finds every entry cached
+        if sweep == 0:
+            clear_cache()
+        pos = Position(fen)
+        rng = random.Random(9 + sweep)
+        for _ in range(60):
+            king_moves = [m for m in generate_moves(pos) if pos.board[m & 63] & 7 == KING
+                          and not m >> 12 & CAPTURE]
+            if not king_moves:
+                break
+            pos.make(rng.choice(king_moves))
+            evaluate_module._eval_cache.clear()
+            assert_paths_agree(pos)
+            walked += 1
+    assert walked >= 100
+
+
 def test_fast_path_matches_reference_with_every_weight_switched_on():
     """The weights that are 0 by default (tempo, rook files), odd percentages (rounding
     per piece) and the king attack without a queen, on both paths."""
