@@ -12,7 +12,7 @@ import pytest
 
 from engine import kpk
 from engine.position import Position
-from engine.types import BLACK, WHITE, parse_square
+from engine.types import BLACK
 
 STOCKFISH = "/usr/games/stockfish"
 
