@@ -272,3 +272,25 @@ def test_weakened_go_infinite_waits_for_stop():
     session.handle_line("stop")
     assert session.engine.wait_idle(10)
     assert out.getvalue().count("bestmove") == 1
+
+
+# ---------------------------------------------------------------------- calibration tooling
+def test_calibrate_reads_the_match_summary():
+    import calibrate
+    text = "\n".join([
+        "Match: A = x  vs  B = y  (10+0.1, 600s)",
+        "Games: 40   A: +12 =10 -18   score 42.5%   draw ratio 25.0%",
+        "Pairs: 20   A scoring 0, 0.5, 1, 1.5, 2: [2, 5, 8, 4, 1]",
+        "Elo difference (A - B), pairs (pentanomial): -52.5 +/- 88.1 (95%)   LOS: 12.0%",
+        "Elo difference (A - B), games (trinomial):   -52.5 +/- 99.0 (95%)   LOS: 13.0%",
+        "Forfeits by A (Basilisk UCI_Elo=1600): time loss: 1, illegal move: 0, crash: 0, protocol error: 0",
+        "Forfeits by B (Stockfish UCI_Elo 1600): time loss: 2, illegal move: 1, crash: 0, protocol error: 0",
+    ])
+    summary = calibrate.parse_summary(text)
+    assert summary["games"] == 40 and (summary["wins"], summary["draws"], summary["losses"]) == (12, 10, 18)
+    assert summary["score"] == 42.5 and summary["elo"] == -52.5 and summary["margin"] == 88.1
+    assert summary["forfeits"] == (1, 3)
+    assert calibrate.parse_summary("Games: 0") is None
+    # its Skill Level mapping is the engine's
+    assert calibrate.SKILL_ELO_AT_0 == skill.MIN_ELO
+    assert calibrate.SKILL_ELO_PER_LEVEL == skill.ELO_PER_LEVEL
