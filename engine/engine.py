@@ -13,6 +13,9 @@ passes on is legal.  Searcher changes asked for while a job runs wait for the ne
               on_info=print, on_bestmove=lambda best, ponder: print(best))
     engine.wait_idle()          # or stop(), ponderhit(), stop_and_wait("go") ...
 
+A ``strength`` level (engine.skill; None: full strength) weakens a `go` for people to
+play against: the GUI sees the search's normal lines, and the bestmove is the level's
+choice among MULTIPV candidates.
 The opening book (``set_book``, ``book_move``) is consulted by the front end before it
 starts a search; the Engine only keeps it and draws its moves.
 ``run_bench`` is the benchmark that both the UCI `bench` and ``basilisk bench`` print.
@@ -33,10 +36,11 @@ from engine.perft import divide
 from engine.position import Position, FenError, STARTING_FEN
 from engine.search import Searcher, BENCH_DEPTH
 from engine.search import run_bench as search_bench
+from engine.skill import SkillPlan, strength_level
 
 __all__ = [
     "Engine", "run_bench", "root_moves", "legal_prefix", "BENCH_DEPTH", "BENCH_MAX_DEPTH",
-    "BookError",
+    "BookError", "strength_level",
     # the board, for front ends that reach it only through this module
     "Position", "FenError", "STARTING_FEN", "generate_moves", "move_to_uci",
     "parse_uci_move", "evaluate", "evaluate_terms",
@@ -96,6 +100,7 @@ class Engine:
         self.pending = []               # searcher calls deferred until no job runs
         self.book = None                # the opening book, once set_book() loaded one
         self.book_rng = random.Random()
+        self.skill_rng = random.Random()     # a weakened go's choice (seed it to replay one)
 
     # -------------------------------------------------------------- searcher state
     def busy(self):
@@ -193,21 +198,23 @@ class Engine:
         return job is None or job.join(timeout)
 
     def go(self, pos, limits, timeman, legal, multipv=1, chess960=False, on_info=None,
-           on_bestmove=None):
+           on_bestmove=None, strength=None):
         """Search pos (the job keeps it) in the worker thread.
 
         ``legal``: the legal root moves (within searchmoves); ``on_info(info)`` gets each
         report; ``on_bestmove(best, ponder)`` is called exactly once, at the end (for `go
         infinite` and an unanswered `go ponder` only after stop/ponderhit), with a legal
         move, or 0 when there is none.  ``chess960`` only affects error messages.
+        ``strength``: a level from engine.skill.strength_level, None for full strength.
         A job still running is stopped first (quietly: ``stop_and_wait(why)`` reports it);
         False, and nothing started, if it would not stop.
         """
         if not self.stop_and_wait():
             return False
         self._apply_pending()
+        skill = SkillPlan(strength) if strength is not None else None
         self.job = SearchJob(self, pos, limits, timeman, legal, multipv, chess960,
-                             on_info, on_bestmove)
+                             on_info, on_bestmove, skill)
         self.job.start()
         return True
 
@@ -287,13 +294,14 @@ class SearchJob(Job):
     kind = "search"
 
     def __init__(self, engine, pos, limits, timeman, legal, multipv, chess960, on_info,
-                 on_bestmove):
+                 on_bestmove, skill=None):
         super().__init__(engine)
         self.pos = pos
         self.limits = limits
         self.timeman = timeman
         self.legal = legal                 # legal root moves (within searchmoves)
         self.multipv = multipv
+        self.skill = skill                 # a SkillPlan, None for full strength
         self.chess960 = chess960
         self.on_info = on_info or (lambda info: None)
         self.on_bestmove = on_bestmove or (lambda best, ponder: None)
@@ -338,13 +346,58 @@ class SearchJob(Job):
     def run(self):
         best = ponder = 0
         try:
-            if self.legal:
+            if self.legal and self.skill is None:
                 best, ponder = self.searcher.search(self.pos, self.limits, self.timeman,
                                                     report=self.report, multipv=self.multipv)
+            elif self.legal:
+                best, ponder = self.weakened_search()
         except Exception as exc:
             self.engine.on_exception("search failed", exc)
         self.result = (best, ponder)
         self.finish()
+
+    def weakened_search(self):
+        """The skill level's search and choice: (best, ponder).
+
+        The search looks at more lines than the GUI asked for; the GUI is shown only the
+        ones it asked for and, with MultiPV 1, the chosen line last if it is another.
+        """
+        plan = self.skill
+        picker = plan.picker(len(self.legal), self.multipv)
+        shown = self.multipv
+
+        def report(info):
+            picker.add(info)
+            if info.get("multipv", 1) <= shown:
+                self.report(info)
+
+        best, ponder = self.searcher.search(self.pos, plan.limits(self.limits), self.timeman,
+                                            report=report, multipv=plan.multipv(shown))
+        if not picker.complete and not self.timeman.hard_expired():
+            best, ponder = self.searcher.search(self.pos, plan.first_ply_limits(self.limits),
+                                                self.timeman, report=report,
+                                                multipv=plan.multipv(shown))
+        line = picker.choose(self.engine.skill_rng)
+        if line is not None:
+            if shown == 1 and line is not picker.complete[0]:
+                self.report(dict(line, multipv=1))
+            pv = line["pv"]
+            best, ponder = pv[0], (pv[1] if len(pv) > 1 else 0)
+        self.think_pause(plan)
+        return best, ponder
+
+    def think_pause(self, plan):
+        """With a clock, wait (until stop) for the level's minimum think time."""
+        timeman = self.timeman
+        if timeman.stopped or not timeman.has_deadline():
+            return
+        deadline = time.perf_counter() + (plan.think_ms(timeman.soft_ms) - timeman.clock_ms()) / 1000.0
+        with self.cond:
+            while not self.stopped:
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    break
+                self.cond.wait(left)
 
     def failed(self):
         if not self.bestmove_sent:

@@ -144,6 +144,15 @@ OPTIONS = (
            help_text="the Polyglot book (.bin); a relative path is also tried in the repository"),
     Option("Book Best Move", "book_best_move", "check", False,
            help_text="play the book's highest-weight move instead of a weighted random one"),
+    # Strength levels (engine.skill, whose MIN_ELO, MAX_ELO and DEFAULT_ELO these are):
+    # UCI_LimitStrength with UCI_Elo wins over Skill Level; Skill Level s plays about
+    # as UCI_Elo 800 + 55 s; the top of each range is full strength.
+    Option("UCI_LimitStrength", "limit_strength", "check", False,
+           help_text="play at the strength UCI_Elo asks for"),
+    Option("UCI_Elo", "uci_elo", "spin", 1500, 800, 1900,
+           "the strength (Stockfish's scale) with UCI_LimitStrength; 1900: full strength"),
+    Option("Skill Level", "skill_level", "spin", 20, 0, 20,
+           "0 (beginner) to 20 (full strength), unless UCI_LimitStrength is on"),
 )
 
 
@@ -691,8 +700,13 @@ class UciSession:
             self.send("bestmove %s%s" % (move_text(best),
                                          " ponder " + move_text(ponder) if ponder else ""))
 
-        self.engine.go(pos, limits, timeman, legal, self.options.multipv, chess960,
-                       on_info=on_info, on_bestmove=on_bestmove)
+        options = self.options
+        strength = self.core.strength_level(options.limit_strength, options.uci_elo,
+                                            options.skill_level)
+        if self.debug and strength is not None:
+            self.info("strength level %.1f" % strength)
+        self.engine.go(pos, limits, timeman, legal, options.multipv, chess960,
+                       on_info=on_info, on_bestmove=on_bestmove, strength=strength)
 
     def game_source(self):
         """What the current position was made from: (FEN, UCI_Chess960, move tokens)."""

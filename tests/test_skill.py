@@ -1,0 +1,296 @@
+"""Strength levels (engine.skill): the options, the untouched full-strength search, the
+weakened search's node budgets and legal moves, the seeded random choice, and a weakened
+engine under python-chess's `chess.engine` as a strict client."""
+
+import io
+import logging
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine import skill
+from engine.engine import Engine
+from engine.movegen import generate_moves
+from engine.position import Position
+from engine.search import Searcher
+from engine.skill import SkillPlan, pick_index, strength_level
+from engine.timeman import Limits, plan_search
+from engine.uci import UciSession
+
+chess = pytest.importorskip("chess")
+import chess.engine  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+ENGINE_CMD = [sys.executable, "-m", "engine"]
+FENS = [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+    "r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1",
+    "8/8/1p1k4/p1p5/P1P2K2/1P6/8/8 w - - 0 1",
+    "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
+]
+
+
+def run_go(engine, fen, strength=None, depth=None, nodes=None, multipv=1):
+    """One `go` through the facade; (best, ponder, info dicts, nodes searched)."""
+    pos = Position(fen)
+    limits = Limits()
+    limits.depth, limits.nodes = depth, nodes
+    legal = generate_moves(pos)
+    infos, result = [], []
+    engine.go(pos, limits, plan_search(limits, pos.turn, len(legal)), legal, multipv,
+              on_info=infos.append, on_bestmove=lambda best, ponder: result.append((best, ponder)),
+              strength=strength)
+    assert engine.wait_idle(60)
+    assert len(result) == 1
+    return result[0][0], result[0][1], infos, engine.searcher.nodes
+
+
+def assert_legal(fen, move, ponder=0):
+    from engine.notation import move_to_uci
+    board = chess.Board(fen)
+    played = chess.Move.from_uci(move_to_uci(move))
+    assert played in board.legal_moves, "illegal %s in %s" % (played, fen)
+    if ponder:
+        board.push(played)
+        assert chess.Move.from_uci(move_to_uci(ponder)) in board.legal_moves
+
+
+# ---------------------------------------------------------------------- the options
+def uci_option_lines():
+    out = subprocess.run(ENGINE_CMD, input="uci\nquit\n", cwd=str(REPO), capture_output=True,
+                         text=True, timeout=60)
+    return [line for line in out.stdout.splitlines() if line.startswith("option name ")]
+
+
+def test_options_in_uci_with_type_default_and_range():
+    lines = uci_option_lines()
+    assert "option name UCI_LimitStrength type check default false" in lines
+    assert ("option name UCI_Elo type spin default %d min %d max %d"
+            % (skill.DEFAULT_ELO, skill.MIN_ELO, skill.MAX_ELO)) in lines
+    assert ("option name Skill Level type spin default %d min %d max %d"
+            % (skill.MAX_LEVEL, skill.MIN_LEVEL, skill.MAX_LEVEL)) in lines
+    # the defaults are full strength, and the Elo default is a level in between
+    assert strength_level(False, skill.DEFAULT_ELO, skill.MAX_LEVEL) is None
+    assert 0 < strength_level(True, skill.DEFAULT_ELO, skill.MAX_LEVEL) < skill.MAX_LEVEL
+
+
+def test_level_mapping():
+    assert strength_level(False, 800, 20) is None
+    assert strength_level(False, 800, 0) == 0
+    assert strength_level(False, 1900, 7) == 7
+    assert strength_level(True, skill.MAX_ELO, 0) is None          # LimitStrength wins
+    assert strength_level(True, skill.MIN_ELO, 20) == 0
+    assert strength_level(True, skill.MIN_ELO + 10 * skill.ELO_PER_LEVEL, 3) == pytest.approx(10)
+    assert strength_level(True, 100, 20) == 0 and strength_level(False, 0, 99) is None
+    levels = [strength_level(True, elo, 20) for elo in range(skill.MIN_ELO, skill.MAX_ELO, 50)]
+    assert levels == sorted(levels)
+
+
+def test_the_table_grows_with_the_level():
+    plans = [SkillPlan(level) for level in range(skill.MAX_LEVEL)]
+    for weaker, stronger in zip(plans, plans[1:]):
+        assert weaker.depth <= stronger.depth and weaker.nodes <= stronger.nodes
+        assert weaker.weakness > stronger.weakness
+    assert plans[0].nodes >= skill.MIN_NODES and plans[0].depth >= 1
+    assert plans[-1].nodes > plans[0].nodes and plans[-1].depth > plans[0].depth
+
+
+# ---------------------------------------------------------------------- full strength untouched
+def test_options_off_leave_the_search_untouched():
+    """Through the UCI session, with the options off but non-default: the same best move
+    and node count at depth 6 as a bare Searcher."""
+    fen = FENS[1]
+    searcher = Searcher(16)
+    limits = Limits()
+    limits.depth = 6
+    bare_best, _ = searcher.search(Position(fen), limits, plan_search(limits, 0, 30))
+    out = io.StringIO()
+    session = UciSession(out=out)
+    session.loader.start()
+    for line in ("setoption name UCI_LimitStrength value false", "setoption name UCI_Elo value 800",
+                 "setoption name Skill Level value 20", "position fen " + fen, "go depth 6"):
+        session.handle_line(line)
+    assert session.engine.wait_idle(60)
+    lines = out.getvalue().splitlines()
+    last_info = [line for line in lines if line.startswith("info depth 6 ")][-1]
+    assert int(re.search(r" nodes (\d+)", last_info).group(1)) == searcher.nodes
+    from engine.notation import move_to_uci
+    assert lines[-1].split()[1] == move_to_uci(bare_best)
+
+
+# ---------------------------------------------------------------------- weakened searches
+def test_levels_give_legal_moves_and_fewer_nodes_lower_down():
+    engine = Engine(hash_mb=4)
+    engine.skill_rng.seed(7)
+    totals = {}
+    for level in (0, 6, 12, 19):
+        total = 0
+        for fen in FENS:
+            engine.new_game()
+            best, ponder, infos, nodes = run_go(engine, fen, strength=level)
+            assert_legal(fen, best, ponder)
+            assert infos and all(info.get("multipv") == 1 for info in infos)
+            # within the budget, or a second search of the one ply the budget cut short
+            assert nodes <= SkillPlan(level).nodes or max(info["depth"] for info in infos) == 1
+            pv = infos[-1]["pv"]
+            assert pv[0] == best        # the last line the GUI sees is the move played
+            total += nodes
+        totals[level] = total
+    print("\nnodes over %d positions by level: %s" % (len(FENS), totals))
+    assert totals[0] < totals[6] < totals[12] < totals[19]
+
+
+def test_a_level_limits_depth_and_nodes_given_by_go():
+    engine = Engine(hash_mb=4)
+    _, _, infos, nodes = run_go(engine, FENS[2], strength=19, depth=2)
+    assert max(info["depth"] for info in infos) <= 2
+    _, _, _, nodes = run_go(engine, FENS[2], strength=19, nodes=700)
+    assert nodes <= 700
+
+
+def test_the_weakened_choice_is_seeded_deterministic():
+    def moves(seed):
+        engine = Engine(hash_mb=4)
+        engine.skill_rng.seed(seed)
+        return [run_go(engine, fen, strength=2)[0] for fen in FENS for _ in range(2)]
+    assert moves(11) == moves(11)
+
+
+def test_multipv_shows_the_lines_asked_for():
+    engine = Engine(hash_mb=4)
+    _, _, infos, _ = run_go(engine, FENS[1], strength=10, multipv=2)
+    assert {info["multipv"] for info in infos} == {1, 2}
+
+
+# ---------------------------------------------------------------------- the random choice
+def choice_counts(scores, level, trials=3000, seed=5):
+    rng = random.Random(seed)
+    weakness = SkillPlan(level).weakness
+    counts = [0] * len(scores)
+    for _ in range(trials):
+        counts[pick_index(scores, weakness, rng)] += 1
+    return counts
+
+
+def test_pick_is_seeded_deterministic():
+    scores = [40, 35, 10, -30]
+    rng_a, rng_b = random.Random(9), random.Random(9)
+    picks = [pick_index(scores, 150, rng_a) for _ in range(200)]
+    assert picks == [pick_index(scores, 150, rng_b) for _ in range(200)]
+    assert len(set(picks)) > 1          # and it is a choice, not a constant
+
+
+def test_pick_prefers_better_scored_candidates():
+    scores = [0, -20, -40, -60]
+    strong = choice_counts(scores, 19)            # 10 cp of weakness: always the best
+    assert strong[0] == sum(strong)
+    middle = choice_counts(scores, 10)            # 100 cp: every candidate, better ones more
+    assert middle[0] > middle[1] > middle[2] > middle[3] > 0
+    assert middle[0] > 0.4 * sum(middle)
+    weak = choice_counts(scores, 0)               # 200 cp: nearly a coin, still ordered
+    assert weak[0] > weak[3] > 0.1 * sum(weak)
+    assert weak[0] < middle[0]
+
+
+def test_pick_never_gives_away_more_than_the_weakness():
+    weakness = SkillPlan(0).weakness
+    scores = [0, -(weakness + 1), -2 * weakness]
+    assert choice_counts(scores, 0) == [3000, 0, 0]
+    # a mate found is always played; being mated is always avoided
+    rng = random.Random(1)
+    mate_for_us = [{"score": 300, "pv": [1]}, {"mate": 3, "pv": [2]}]
+    values = [skill.line_score(line) for line in mate_for_us]
+    assert all(pick_index(values, weakness, rng) == 1 for _ in range(200))
+    assert skill.line_score({"mate": -2}) < -skill.line_score({"mate": 5}) < 0
+
+
+# ---------------------------------------------------------------------- as a GUI sees it
+class ProtocolProblems(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.records = []
+
+    def emit(self, record):
+        self.records.append(record.getMessage())
+
+
+def test_weakened_engine_plays_a_game_through_python_chess():
+    """Basilisk at UCI_Elo 1000 (white) against Skill Level 5 (black, pondering) at
+    2 s + 0.05 s, 40 plies: legal moves, no protocol problem, no time loss, and the
+    weak levels still take a little time per move."""
+    handler = ProtocolProblems()
+    logger = logging.getLogger("chess.engine")
+    logger.addHandler(handler)
+    white = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=str(REPO), timeout=10)
+    black = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD, cwd=str(REPO), timeout=10)
+    try:
+        white.configure({"UCI_LimitStrength": True, "UCI_Elo": 1000})
+        black.configure({"Skill Level": 5})
+        board = chess.Board()
+        clock = {chess.WHITE: 2.0, chess.BLACK: 2.0}
+        spent_by = {chess.WHITE: [], chess.BLACK: []}
+        while not board.is_game_over(claim_draw=True) and board.ply() < 40:
+            turn = board.turn
+            limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
+                                       white_inc=0.05, black_inc=0.05)
+            start = time.perf_counter()
+            result = (white if turn else black).play(board, limit, ponder=not turn)
+            spent = time.perf_counter() - start
+            assert result.move in board.legal_moves, (result.move, board.fen())
+            clock[turn] -= spent
+            assert clock[turn] > 0, "lost on time at ply %d" % board.ply()
+            clock[turn] += 0.05
+            spent_by[turn].append(spent)
+            board.push(result.move)
+        print("\nweakened game: %d plies, %s; median move %.0f / %.0f ms" % (
+            board.ply(), board.result(claim_draw=True),
+            1000 * sorted(spent_by[chess.WHITE])[len(spent_by[chess.WHITE]) // 2],
+            1000 * sorted(spent_by[chess.BLACK])[len(spent_by[chess.BLACK]) // 2]))
+        # the think pause: not an instant answer (half the ~60 ms plan, less the lag)
+        assert sorted(spent_by[chess.WHITE])[len(spent_by[chess.WHITE]) // 2] > 0.02
+    finally:
+        white.quit()
+        black.quit()
+        logger.removeHandler(handler)
+    assert handler.records == []
+
+
+def test_weakened_go_infinite_waits_for_stop():
+    out = io.StringIO()
+    session = UciSession(out=out)
+    session.loader.start()
+    for line in ("setoption name Skill Level value 3", "position startpos", "go infinite"):
+        session.handle_line(line)
+    time.sleep(0.5)     # the weak search is long done, but bestmove waits
+    assert "bestmove" not in out.getvalue()
+    session.handle_line("stop")
+    assert session.engine.wait_idle(10)
+    assert out.getvalue().count("bestmove") == 1
+
+
+# ---------------------------------------------------------------------- calibration tooling
+def test_calibrate_reads_the_match_summary():
+    import calibrate
+    text = "\n".join([
+        "Match: A = x  vs  B = y  (10+0.1, 600s)",
+        "Games: 40   A: +12 =10 -18   score 42.5%   draw ratio 25.0%",
+        "Pairs: 20   A scoring 0, 0.5, 1, 1.5, 2: [2, 5, 8, 4, 1]",
+        "Elo difference (A - B), pairs (pentanomial): -52.5 +/- 88.1 (95%)   LOS: 12.0%",
+        "Elo difference (A - B), games (trinomial):   -52.5 +/- 99.0 (95%)   LOS: 13.0%",
+        "Forfeits by A (Basilisk UCI_Elo=1600): time loss: 1, illegal move: 0, crash: 0, protocol error: 0",
+        "Forfeits by B (Stockfish UCI_Elo 1600): time loss: 2, illegal move: 1, crash: 0, protocol error: 0",
+    ])
+    summary = calibrate.parse_summary(text)
+    assert summary["games"] == 40 and (summary["wins"], summary["draws"], summary["losses"]) == (12, 10, 18)
+    assert summary["score"] == 42.5 and summary["elo"] == -52.5 and summary["margin"] == 88.1
+    assert summary["forfeits"] == (1, 3)
+    assert calibrate.parse_summary("Games: 0") is None
+    # its Skill Level mapping is the engine's
+    assert calibrate.SKILL_ELO_AT_0 == skill.MIN_ELO
+    assert calibrate.SKILL_ELO_PER_LEVEL == skill.ELO_PER_LEVEL
