@@ -195,18 +195,22 @@ def generate_moves(pos, quiets=True):
             to = att.bit_length() - 1
             att ^= BB_SQUARES[to]
             append(fr | TO_BITS[to])
-    queens = bbs[ub | QUEEN] & movable
-    for sliders, table, mask, table2, mask2 in (
-            (bbs[ub | BISHOP] & movable, BISHOP_TABLE, BISHOP_MASK, None, None),
-            (bbs[ub | ROOK] & movable, ROOK_TABLE, ROOK_MASK, None, None),
-            (queens, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK)):
+    # one loop over the three kinds with the tables named per kind: PyPy then traces each
+    # kind with its tables as constants (a loop over (table, mask) tuples made generation
+    # ~40% slower there)
+    for kind in (BISHOP, ROOK, QUEEN):
+        sliders = bbs[ub | kind] & movable
         while sliders:
             fr = sliders.bit_length() - 1
             f_bb = BB_SQUARES[fr]
             sliders ^= f_bb
-            att = table[fr][occupied & mask[fr]]
-            if table2 is not None:
-                att |= table2[fr][occupied & mask2[fr]]
+            if kind == BISHOP:
+                att = BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]]
+            elif kind == ROOK:
+                att = ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
+            else:
+                att = (ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
+                       | BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]])
             if f_bb & pinned:
                 att &= LINE[ksq][fr]
             caps = att & cap_target
@@ -300,17 +304,19 @@ def generate_captures(pos):
             to = caps.bit_length() - 1
             caps ^= BB_SQUARES[to]
             append(base | TO_BITS[to])
-    for sliders, table, mask, table2, mask2 in (
-            (bbs[ub | BISHOP] & movable, BISHOP_TABLE, BISHOP_MASK, None, None),
-            (bbs[ub | ROOK] & movable, ROOK_TABLE, ROOK_MASK, None, None),
-            (bbs[ub | QUEEN] & movable, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK)):
+    for kind in (BISHOP, ROOK, QUEEN):      # as in generate_moves
+        sliders = bbs[ub | kind] & movable
         while sliders:
             fr = sliders.bit_length() - 1
             f_bb = BB_SQUARES[fr]
             sliders ^= f_bb
-            caps = table[fr][occupied & mask[fr]]
-            if table2 is not None:
-                caps |= table2[fr][occupied & mask2[fr]]
+            if kind == BISHOP:
+                caps = BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]]
+            elif kind == ROOK:
+                caps = ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
+            else:
+                caps = (ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
+                        | BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]])
             caps &= cap_target
             if f_bb & pinned:
                 caps &= LINE[ksq][fr]
@@ -403,17 +409,19 @@ def generate_quiets(pos):
             to = att.bit_length() - 1
             att ^= BB_SQUARES[to]
             append(fr | TO_BITS[to])
-    for sliders, table, mask, table2, mask2 in (
-            (bbs[ub | BISHOP] & movable, BISHOP_TABLE, BISHOP_MASK, None, None),
-            (bbs[ub | ROOK] & movable, ROOK_TABLE, ROOK_MASK, None, None),
-            (bbs[ub | QUEEN] & movable, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK)):
+    for kind in (BISHOP, ROOK, QUEEN):      # as in generate_moves
+        sliders = bbs[ub | kind] & movable
         while sliders:
             fr = sliders.bit_length() - 1
             f_bb = BB_SQUARES[fr]
             sliders ^= f_bb
-            att = table[fr][occupied & mask[fr]]
-            if table2 is not None:
-                att |= table2[fr][occupied & mask2[fr]]
+            if kind == BISHOP:
+                att = BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]]
+            elif kind == ROOK:
+                att = ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
+            else:
+                att = (ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
+                       | BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]])
             att &= quiet_target
             if f_bb & pinned:
                 att &= LINE[ksq][fr]
