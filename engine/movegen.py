@@ -17,7 +17,8 @@ is a boxed big int, and a 64-bit constant would make every such AND one.
 
 from engine.bitboard import (BB_SQUARES, BB_FILE_A, BB_FILE_H, BB_RANK_1, BB_RANK_3,
                              BB_RANK_6, BB_RANK_8, BETWEEN, LINE, KNIGHT_ATTACKS, KING_ATTACKS,
-                             PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK)
+                             PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
+                             ROOK_RAYS, BISHOP_RAYS)
 from engine.types import (WHITE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
                           PROMO_KNIGHT, PROMO_BISHOP, PROMO_ROOK, PROMO_QUEEN, TO_SHIFT,
                           FLAG_SHIFT, MOVE_CAPTURE, MOVE_DOUBLE_PUSH, MOVE_EP)
@@ -31,8 +32,6 @@ _QUEEN_CAPTURE_PROMOTIONS = _CAPTURE_PROMOTIONS[:1]
 _UNDER_PROMOTIONS = _PROMOTIONS[1:]
 _UNDER_CAPTURE_PROMOTIONS = _CAPTURE_PROMOTIONS[1:]
 
-ROOK_RAYS = [ROOK_TABLE[sq][0] for sq in range(64)]
-BISHOP_RAYS = [BISHOP_TABLE[sq][0] for sq in range(64)]
 # TO_BITS[sq] = sq << TO_SHIFT: a list lookup is cheaper than the shift in CPython's
 # per-move loops (64 vs 84 ns a move, measured), with the from square and flag ORed once
 # per piece.  The hot loops below write the move layout with these, as engine.types says.
@@ -245,7 +244,9 @@ def generate_captures(pos):
     checkers, pinned = _king_danger(pos, us)
     moves = []
     append = moves.append
-    _king_moves(pos, us, ksq, KING_ATTACKS[ksq] & theirs, append)
+    king_captures = KING_ATTACKS[ksq] & theirs
+    if king_captures:
+        _king_moves(pos, us, ksq, king_captures, append)
 
     if checkers:
         if checkers & (checkers - 1):
@@ -310,9 +311,14 @@ def generate_captures(pos):
             fr = sliders.bit_length() - 1
             f_bb = BB_SQUARES[fr]
             sliders ^= f_bb
+            # nothing to capture even on an empty board: skip the dict lookups
             if kind == BISHOP:
+                if not BISHOP_RAYS[fr] & cap_target:
+                    continue
                 caps = BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]]
             elif kind == ROOK:
+                if not ROOK_RAYS[fr] & cap_target:
+                    continue
                 caps = ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
             else:
                 caps = (ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
