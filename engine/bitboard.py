@@ -126,6 +126,12 @@ for _sq in range(64):
     BISHOP_TABLE.append(_t)
 
 
+# Attacks on an empty board: a list lookup that rules out most slider tests before the
+# masked dict lookup.
+ROOK_RAYS = [ROOK_TABLE[sq][0] for sq in range(64)]
+BISHOP_RAYS = [BISHOP_TABLE[sq][0] for sq in range(64)]
+
+
 def _lines():
     between = [[0] * 64 for _ in range(64)]
     line = [[0] * 64 for _ in range(64)]

@@ -5,13 +5,20 @@ moves, en passant and castling need a real attack test; a pinned piece is kept o
 line through its king; in check, other pieces may only capture the checker or block.
 Everything returned is therefore legal.  Moves are ints (see ``engine.types``).
 
-``generate_moves(pos)`` gives every legal move; ``generate_moves(pos, False)`` gives
-captures, en passant and queen promotions only, for quiescence search.
+``generate_moves(pos)`` gives every legal move.  ``generate_captures(pos)`` (also
+``generate_moves(pos, False)``) gives captures, en passant and queen promotions only, for
+quiescence search; ``generate_quiets(pos)`` gives the rest (quiet moves, double pushes,
+castling, under-promotions), so captures + quiets == all moves, as sets.
+
+"All squares" is written -1 rather than a 64-bit mask, and complements stay as ``~x``
+(negative ints), always ANDed with a real bitboard before use: on PyPy an int >= 2**63
+is a boxed big int, and a 64-bit constant would make every such AND one.
 """
 
-from engine.bitboard import (BB_ALL, BB_SQUARES, BB_FILE_A, BB_FILE_H, BB_RANK_1, BB_RANK_3,
+from engine.bitboard import (BB_SQUARES, BB_FILE_A, BB_FILE_H, BB_RANK_1, BB_RANK_3,
                              BB_RANK_6, BB_RANK_8, BETWEEN, LINE, KNIGHT_ATTACKS, KING_ATTACKS,
-                             PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK)
+                             PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
+                             ROOK_RAYS, BISHOP_RAYS)
 from engine.types import (WHITE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
                           PROMO_KNIGHT, PROMO_BISHOP, PROMO_ROOK, PROMO_QUEEN, TO_SHIFT,
                           FLAG_SHIFT, MOVE_CAPTURE, MOVE_DOUBLE_PUSH, MOVE_EP)
@@ -20,63 +27,88 @@ from engine.types import (WHITE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
 _PROMOTIONS = tuple(flag << FLAG_SHIFT
                     for flag in (PROMO_QUEEN, PROMO_KNIGHT, PROMO_ROOK, PROMO_BISHOP))
 _CAPTURE_PROMOTIONS = tuple(promotion | MOVE_CAPTURE for promotion in _PROMOTIONS)
-_QUEEN_PROMOTION = _PROMOTIONS[0]
-_QUEEN_CAPTURE_PROMOTION = _CAPTURE_PROMOTIONS[0]
+_QUEEN_PROMOTIONS = _PROMOTIONS[:1]
+_QUEEN_CAPTURE_PROMOTIONS = _CAPTURE_PROMOTIONS[:1]
+_UNDER_PROMOTIONS = _PROMOTIONS[1:]
+_UNDER_CAPTURE_PROMOTIONS = _CAPTURE_PROMOTIONS[1:]
 
-ROOK_RAYS = [ROOK_TABLE[sq][0] for sq in range(64)]
-BISHOP_RAYS = [BISHOP_TABLE[sq][0] for sq in range(64)]
+# TO_BITS[sq] = sq << TO_SHIFT: a list lookup is cheaper than the shift in CPython's
+# per-move loops (64 vs 84 ns a move, measured), with the from square and flag ORed once
+# per piece.  The hot loops below write the move layout with these, as engine.types says.
+TO_BITS = [sq << TO_SHIFT for sq in range(64)]
 
 
-def generate_moves(pos, quiets=True):
-    """Legal moves of the side to move (only captures and queen promotions if not quiets)."""
-    us = pos.turn
+def _king_danger(pos, us):
+    """(checkers, pinned) for the side ``us``: what the legality filter needs."""
     them = us ^ 1
     bbs = pos.bbs
     occ = pos.occ
     ours = occ[us]
-    theirs = occ[them]
-    occupied = ours | theirs
-    ub = us << 3
+    occupied = ours | occ[them]
     tb = them << 3
-    king_bb = bbs[ub | KING]
-    ksq = king_bb.bit_length() - 1
+    ksq = bbs[us << 3 | KING].bit_length() - 1
     their_rq = bbs[tb | ROOK] | bbs[tb | QUEEN]
     their_bq = bbs[tb | BISHOP] | bbs[tb | QUEEN]
-    their_knights = bbs[tb | KNIGHT]
-    their_pawns = bbs[tb | PAWN]
-    pawn_attacks_us = PAWN_ATTACKS[us]
-    checkers = ((KNIGHT_ATTACKS[ksq] & their_knights)
-                | (pawn_attacks_us[ksq] & their_pawns)
+    checkers = ((KNIGHT_ATTACKS[ksq] & bbs[tb | KNIGHT])
+                | (PAWN_ATTACKS[us][ksq] & bbs[tb | PAWN])
                 | (ROOK_TABLE[ksq][occupied & ROOK_MASK[ksq]] & their_rq)
                 | (BISHOP_TABLE[ksq][occupied & BISHOP_MASK[ksq]] & their_bq))
     pinned = 0
     snipers = (ROOK_RAYS[ksq] & their_rq) | (BISHOP_RAYS[ksq] & their_bq)
+    between = BETWEEN[ksq]
     while snipers:
-        s_bb = snipers & -snipers
-        snipers ^= s_bb
-        blockers = BETWEEN[ksq][s_bb.bit_length() - 1] & occupied
+        sniper = snipers.bit_length() - 1
+        snipers ^= BB_SQUARES[sniper]
+        blockers = between[sniper] & occupied
         if blockers and not blockers & (blockers - 1):
             pinned |= blockers & ours
+    return checkers, pinned
 
-    # A move is built as from | to << 6 | MOVE_* flag, TO_SHIFT written as the literal 6:
-    # a global lookup per generated move costs 2-3% of generation time.
-    moves = []
-    append = moves.append
 
-    # King moves: each destination tested with the king lifted off the board.
-    no_king = occupied ^ king_bb
-    their_king_zone = KING_ATTACKS[bbs[tb | KING].bit_length() - 1]
-    targets = KING_ATTACKS[ksq] & ~ours & ~their_king_zone
-    if not quiets:
-        targets &= theirs
+def _king_moves(pos, us, ksq, targets, append):
+    """King moves to ``targets`` (already without own pieces): each tested with the king
+    lifted off the board."""
+    bbs = pos.bbs
+    tb = (us ^ 1) << 3
+    theirs = pos.occ[us ^ 1]
+    no_king = (pos.occ[us] | theirs) ^ BB_SQUARES[ksq]
+    their_rq = bbs[tb | ROOK] | bbs[tb | QUEEN]
+    their_bq = bbs[tb | BISHOP] | bbs[tb | QUEEN]
+    their_knights = bbs[tb | KNIGHT]
+    their_pawns = bbs[tb | PAWN]
+    pawn_attacks = PAWN_ATTACKS[us]
+    targets &= ~KING_ATTACKS[bbs[tb | KING].bit_length() - 1]
     while targets:
         to = targets.bit_length() - 1
-        targets ^= BB_SQUARES[to]
-        if ((KNIGHT_ATTACKS[to] & their_knights) or (pawn_attacks_us[to] & their_pawns)
-                or (ROOK_TABLE[to][no_king & ROOK_MASK[to]] & their_rq)
-                or (BISHOP_TABLE[to][no_king & BISHOP_MASK[to]] & their_bq)):
+        to_bb = BB_SQUARES[to]
+        targets ^= to_bb
+        # the empty-board rays first: most squares see no slider at all, and a list
+        # lookup is cheaper than the masked dict lookup
+        if ((KNIGHT_ATTACKS[to] & their_knights) or (pawn_attacks[to] & their_pawns)
+                or (ROOK_RAYS[to] & their_rq
+                    and ROOK_TABLE[to][no_king & ROOK_MASK[to]] & their_rq)
+                or (BISHOP_RAYS[to] & their_bq
+                    and BISHOP_TABLE[to][no_king & BISHOP_MASK[to]] & their_bq)):
             continue
-        append(ksq | to << 6 | (MOVE_CAPTURE if BB_SQUARES[to] & theirs else 0))
+        append(ksq | TO_BITS[to] | (MOVE_CAPTURE if to_bb & theirs else 0))
+
+
+def generate_moves(pos, quiets=True):
+    """Legal moves of the side to move (only captures and queen promotions if not quiets)."""
+    if not quiets:
+        return generate_captures(pos)
+    us = pos.turn
+    bbs = pos.bbs
+    occ = pos.occ
+    ours = occ[us]
+    theirs = occ[us ^ 1]
+    occupied = ours | theirs
+    ub = us << 3
+    ksq = bbs[ub | KING].bit_length() - 1
+    checkers, pinned = _king_danger(pos, us)
+    moves = []
+    append = moves.append
+    _king_moves(pos, us, ksq, KING_ATTACKS[ksq] & ~ours, append)
 
     if checkers:
         if checkers & (checkers - 1):
@@ -84,71 +116,64 @@ def generate_moves(pos, quiets=True):
         target = BETWEEN[ksq][checkers.bit_length() - 1] | checkers
         movable = ours & ~pinned    # a pinned piece can never answer a check
     else:
-        target = BB_ALL
+        target = -1
         movable = ours
     cap_target = theirs & target
-    quiet_target = ~occupied & target if quiets else 0
-    empty = ~occupied & BB_ALL
+    empty = ~occupied
+    quiet_target = empty & target
 
     # Pawns, set-wise for the unpinned ones.
     pawns = bbs[ub | PAWN] & movable
     free_pawns = pawns & ~pinned
     if us == WHITE:
         push = (free_pawns << 8) & empty
-        double = ((push & BB_RANK_3) << 8) & empty & quiet_target
-        push &= target
+        double = ((push & BB_RANK_3) << 8) & quiet_target
         cap_left = ((free_pawns & ~BB_FILE_A) << 7) & cap_target
         cap_right = ((free_pawns & ~BB_FILE_H) << 9) & cap_target
         promo_rank = BB_RANK_8
         up = 8
     else:
         push = (free_pawns >> 8) & empty
-        double = ((push & BB_RANK_6) >> 8) & empty & quiet_target
-        push &= target
+        double = ((push & BB_RANK_6) >> 8) & quiet_target
         cap_left = ((free_pawns & ~BB_FILE_A) >> 9) & cap_target
         cap_right = ((free_pawns & ~BB_FILE_H) >> 7) & cap_target
         promo_rank = BB_RANK_1
         up = -8
+    push &= target
     # the squares pawns came from, per set: to - up, to - up + 1, to - up - 1
     promo_push = push & promo_rank
-    push &= ~promo_rank & quiet_target
+    push &= ~promo_rank
     while push:
         to = push.bit_length() - 1
         push ^= BB_SQUARES[to]
-        append((to - up) | to << 6)
+        append((to - up) | TO_BITS[to])
     while double:
         to = double.bit_length() - 1
         double ^= BB_SQUARES[to]
-        append((to - up - up) | to << 6 | MOVE_DOUBLE_PUSH)
+        append((to - up - up) | TO_BITS[to] | MOVE_DOUBLE_PUSH)
     for captures, delta in ((cap_left, up - 1), (cap_right, up + 1)):
         promo_caps = captures & promo_rank
         captures &= ~promo_rank
         while captures:
             to = captures.bit_length() - 1
             captures ^= BB_SQUARES[to]
-            append((to - delta) | to << 6 | MOVE_CAPTURE)
+            append((to - delta) | TO_BITS[to] | MOVE_CAPTURE)
         while promo_caps:
             to = promo_caps.bit_length() - 1
             promo_caps ^= BB_SQUARES[to]
-            base = (to - delta) | to << 6
-            if quiets:
-                for flag in _CAPTURE_PROMOTIONS:
-                    append(base | flag)
-            else:
-                append(base | _QUEEN_CAPTURE_PROMOTION)
+            base = (to - delta) | TO_BITS[to]
+            for flag in _CAPTURE_PROMOTIONS:
+                append(base | flag)
     while promo_push:
         to = promo_push.bit_length() - 1
         promo_push ^= BB_SQUARES[to]
-        base = (to - up) | to << 6
-        if quiets:
-            for flag in _PROMOTIONS:
-                append(base | flag)
-        else:
-            append(base | _QUEEN_PROMOTION)
+        base = (to - up) | TO_BITS[to]
+        for flag in _PROMOTIONS:
+            append(base | flag)
     pinned_pawns = pawns & pinned
     if pinned_pawns:
-        _pinned_pawn_moves(pinned_pawns, us, ksq, up, promo_rank, empty, cap_target,
-                           quiet_target, target, quiets, append)
+        _pinned_pawn_moves(pinned_pawns, us, ksq, empty, target, cap_target, True, True,
+                           _PROMOTIONS, _CAPTURE_PROMOTIONS, append)
     if pos.ep:
         _en_passant_moves(pos, us, ksq, occupied, append)
 
@@ -160,23 +185,27 @@ def generate_moves(pos, quiets=True):
         att = KNIGHT_ATTACKS[fr]
         caps = att & cap_target
         att &= quiet_target
+        base = fr | MOVE_CAPTURE
         while caps:
             to = caps.bit_length() - 1
             caps ^= BB_SQUARES[to]
-            append(fr | to << 6 | MOVE_CAPTURE)
+            append(base | TO_BITS[to])
         while att:
             to = att.bit_length() - 1
             att ^= BB_SQUARES[to]
-            append(fr | to << 6)
-    for piece_type in (BISHOP, ROOK, QUEEN):
-        bb = bbs[ub | piece_type] & movable
-        while bb:
-            fr = bb.bit_length() - 1
+            append(fr | TO_BITS[to])
+    # one loop over the three kinds with the tables named per kind: PyPy then traces each
+    # kind with its tables as constants (a loop over (table, mask) tuples made generation
+    # ~40% slower there)
+    for kind in (BISHOP, ROOK, QUEEN):
+        sliders = bbs[ub | kind] & movable
+        while sliders:
+            fr = sliders.bit_length() - 1
             f_bb = BB_SQUARES[fr]
-            bb ^= f_bb
-            if piece_type == BISHOP:
+            sliders ^= f_bb
+            if kind == BISHOP:
                 att = BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]]
-            elif piece_type == ROOK:
+            elif kind == ROOK:
                 att = ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
             else:
                 att = (ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
@@ -185,66 +214,289 @@ def generate_moves(pos, quiets=True):
                 att &= LINE[ksq][fr]
             caps = att & cap_target
             att &= quiet_target
+            base = fr | MOVE_CAPTURE
             while caps:
                 to = caps.bit_length() - 1
                 caps ^= BB_SQUARES[to]
-                append(fr | to << 6 | MOVE_CAPTURE)
+                append(base | TO_BITS[to])
             while att:
                 to = att.bit_length() - 1
                 att ^= BB_SQUARES[to]
-                append(fr | to << 6)
+                append(fr | TO_BITS[to])
 
-    # Castling: not out of, through or into check; the rook must not be shielding the king.
-    if quiets and not checkers:
-        rights = pos.castling & (BB_RANK_1 if us == WHITE else BB_RANK_8)
-        if rights:
-            info = pos.castle_info
-            while rights:
-                r_bb = rights & -rights
-                rights ^= r_bb
-                rsq = r_bb.bit_length() - 1
-                flag, _, kdest, _, must_be_empty, king_path = info[rsq]
-                if occupied & must_be_empty or r_bb & pinned:
-                    continue
-                if any(pos.is_attacked(s, them, occupied) for s in _bits(king_path)):
-                    continue
-                append(ksq | rsq << TO_SHIFT | flag << FLAG_SHIFT)
+    if pos.castling and not checkers:
+        _castling_moves(pos, us, ksq, occupied, pinned, append)
     return moves
 
 
+def generate_captures(pos):
+    """Legal captures, en passant and queen promotions (quiescence search's moves).
+
+    The same moves, in the same order, as the captures part of generate_moves."""
+    us = pos.turn
+    bbs = pos.bbs
+    occ = pos.occ
+    ours = occ[us]
+    theirs = occ[us ^ 1]
+    occupied = ours | theirs
+    ub = us << 3
+    ksq = bbs[ub | KING].bit_length() - 1
+    checkers, pinned = _king_danger(pos, us)
+    moves = []
+    append = moves.append
+    king_captures = KING_ATTACKS[ksq] & theirs
+    if king_captures:
+        _king_moves(pos, us, ksq, king_captures, append)
+
+    if checkers:
+        if checkers & (checkers - 1):
+            return moves
+        target = BETWEEN[ksq][checkers.bit_length() - 1] | checkers
+        movable = ours & ~pinned
+    else:
+        target = -1
+        movable = ours
+    cap_target = theirs & target
+    empty = ~occupied
+
+    pawns = bbs[ub | PAWN] & movable
+    free_pawns = pawns & ~pinned
+    if us == WHITE:
+        promo_push = ((free_pawns & 0x00FF000000000000) << 8) & empty & target
+        cap_left = ((free_pawns & ~BB_FILE_A) << 7) & cap_target
+        cap_right = ((free_pawns & ~BB_FILE_H) << 9) & cap_target
+        promo_rank = BB_RANK_8
+        up = 8
+    else:
+        promo_push = ((free_pawns & 0xFF00) >> 8) & empty & target
+        cap_left = ((free_pawns & ~BB_FILE_A) >> 9) & cap_target
+        cap_right = ((free_pawns & ~BB_FILE_H) >> 7) & cap_target
+        promo_rank = BB_RANK_1
+        up = -8
+    for captures, delta in ((cap_left, up - 1), (cap_right, up + 1)):
+        promo_caps = captures & promo_rank
+        captures &= ~promo_rank
+        while captures:
+            to = captures.bit_length() - 1
+            captures ^= BB_SQUARES[to]
+            append((to - delta) | TO_BITS[to] | MOVE_CAPTURE)
+        while promo_caps:
+            to = promo_caps.bit_length() - 1
+            promo_caps ^= BB_SQUARES[to]
+            append((to - delta) | TO_BITS[to] | _CAPTURE_PROMOTIONS[0])
+    while promo_push:
+        to = promo_push.bit_length() - 1
+        promo_push ^= BB_SQUARES[to]
+        append((to - up) | TO_BITS[to] | _PROMOTIONS[0])
+    pinned_pawns = pawns & pinned
+    if pinned_pawns:
+        _pinned_pawn_moves(pinned_pawns, us, ksq, empty, target, cap_target, False, True,
+                           _QUEEN_PROMOTIONS, _QUEEN_CAPTURE_PROMOTIONS, append)
+    if pos.ep:
+        _en_passant_moves(pos, us, ksq, occupied, append)
+
+    bb = bbs[ub | KNIGHT] & movable & ~pinned
+    while bb:
+        fr = bb.bit_length() - 1
+        bb ^= BB_SQUARES[fr]
+        caps = KNIGHT_ATTACKS[fr] & cap_target
+        base = fr | MOVE_CAPTURE
+        while caps:
+            to = caps.bit_length() - 1
+            caps ^= BB_SQUARES[to]
+            append(base | TO_BITS[to])
+    for kind in (BISHOP, ROOK, QUEEN):      # as in generate_moves
+        sliders = bbs[ub | kind] & movable
+        while sliders:
+            fr = sliders.bit_length() - 1
+            f_bb = BB_SQUARES[fr]
+            sliders ^= f_bb
+            # nothing to capture even on an empty board: skip the dict lookups
+            if kind == BISHOP:
+                if not BISHOP_RAYS[fr] & cap_target:
+                    continue
+                caps = BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]]
+            elif kind == ROOK:
+                if not ROOK_RAYS[fr] & cap_target:
+                    continue
+                caps = ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
+            else:
+                caps = (ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
+                        | BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]])
+            caps &= cap_target
+            if f_bb & pinned:
+                caps &= LINE[ksq][fr]
+            base = fr | MOVE_CAPTURE
+            while caps:
+                to = caps.bit_length() - 1
+                caps ^= BB_SQUARES[to]
+                append(base | TO_BITS[to])
+    return moves
+
+
+def generate_quiets(pos):
+    """Legal moves that generate_captures leaves out: quiet moves, double pushes,
+    castling and under-promotions (with or without capture)."""
+    us = pos.turn
+    bbs = pos.bbs
+    occ = pos.occ
+    ours = occ[us]
+    theirs = occ[us ^ 1]
+    occupied = ours | theirs
+    ub = us << 3
+    ksq = bbs[ub | KING].bit_length() - 1
+    checkers, pinned = _king_danger(pos, us)
+    moves = []
+    append = moves.append
+    empty = ~occupied
+    _king_moves(pos, us, ksq, KING_ATTACKS[ksq] & empty, append)
+
+    if checkers:
+        if checkers & (checkers - 1):
+            return moves
+        target = BETWEEN[ksq][checkers.bit_length() - 1] | checkers
+        movable = ours & ~pinned
+    else:
+        target = -1
+        movable = ours
+    cap_target = theirs & target
+    quiet_target = empty & target
+
+    pawns = bbs[ub | PAWN] & movable
+    free_pawns = pawns & ~pinned
+    if us == WHITE:
+        push = (free_pawns << 8) & empty
+        double = ((push & BB_RANK_3) << 8) & quiet_target
+        promo_caps = (((free_pawns & ~BB_FILE_A) << 7, 7), ((free_pawns & ~BB_FILE_H) << 9, 9))
+        promo_rank = BB_RANK_8
+        up = 8
+    else:
+        push = (free_pawns >> 8) & empty
+        double = ((push & BB_RANK_6) >> 8) & quiet_target
+        promo_caps = (((free_pawns & ~BB_FILE_A) >> 9, -9), ((free_pawns & ~BB_FILE_H) >> 7, -7))
+        promo_rank = BB_RANK_1
+        up = -8
+    push &= target
+    promo_push = push & promo_rank
+    push &= ~promo_rank
+    while push:
+        to = push.bit_length() - 1
+        push ^= BB_SQUARES[to]
+        append((to - up) | TO_BITS[to])
+    while double:
+        to = double.bit_length() - 1
+        double ^= BB_SQUARES[to]
+        append((to - up - up) | TO_BITS[to] | MOVE_DOUBLE_PUSH)
+    while promo_push:
+        to = promo_push.bit_length() - 1
+        promo_push ^= BB_SQUARES[to]
+        base = (to - up) | TO_BITS[to]
+        for flag in _UNDER_PROMOTIONS:
+            append(base | flag)
+    for captures, delta in promo_caps:
+        captures &= cap_target & promo_rank
+        while captures:
+            to = captures.bit_length() - 1
+            captures ^= BB_SQUARES[to]
+            base = (to - delta) | TO_BITS[to]
+            for flag in _UNDER_CAPTURE_PROMOTIONS:
+                append(base | flag)
+    pinned_pawns = pawns & pinned
+    if pinned_pawns:
+        _pinned_pawn_moves(pinned_pawns, us, ksq, empty, target, cap_target, True, False,
+                           _UNDER_PROMOTIONS, _UNDER_CAPTURE_PROMOTIONS, append)
+
+    bb = bbs[ub | KNIGHT] & movable & ~pinned
+    while bb:
+        fr = bb.bit_length() - 1
+        bb ^= BB_SQUARES[fr]
+        att = KNIGHT_ATTACKS[fr] & quiet_target
+        while att:
+            to = att.bit_length() - 1
+            att ^= BB_SQUARES[to]
+            append(fr | TO_BITS[to])
+    for kind in (BISHOP, ROOK, QUEEN):      # as in generate_moves
+        sliders = bbs[ub | kind] & movable
+        while sliders:
+            fr = sliders.bit_length() - 1
+            f_bb = BB_SQUARES[fr]
+            sliders ^= f_bb
+            if kind == BISHOP:
+                att = BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]]
+            elif kind == ROOK:
+                att = ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
+            else:
+                att = (ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
+                       | BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]])
+            att &= quiet_target
+            if f_bb & pinned:
+                att &= LINE[ksq][fr]
+            while att:
+                to = att.bit_length() - 1
+                att ^= BB_SQUARES[to]
+                append(fr | TO_BITS[to])
+
+    if pos.castling and not checkers:
+        _castling_moves(pos, us, ksq, occupied, pinned, append)
+    return moves
+
+
+def _castling_moves(pos, us, ksq, occupied, pinned, append):
+    """Castling: not out of, through or into check; the rook must not be shielding the king."""
+    rights = pos.castling & (BB_RANK_1 if us == WHITE else BB_RANK_8)
+    info = pos.castle_info
+    them = us ^ 1
+    while rights:
+        r_bb = rights & -rights         # lowest first: generation order is the search's
+        rights ^= r_bb                  # tie-break, so it stays as it was
+        rsq = r_bb.bit_length() - 1
+        flag, _, kdest, _, must_be_empty, king_path = info[rsq]
+        if occupied & must_be_empty or r_bb & pinned:
+            continue
+        for sq in _bits(king_path):
+            if pos.is_attacked(sq, them, occupied):
+                break
+        else:
+            append(ksq | TO_BITS[rsq] | flag << FLAG_SHIFT)
+
+
 def _bits(bb):
+    """Set squares, lowest first (for the rare cases: pins, en passant, castling)."""
     while bb:
         low = bb & -bb
         yield low.bit_length() - 1
         bb ^= low
 
 
-def _pinned_pawn_moves(pawns, us, ksq, up, promo_rank, empty, cap_target, quiet_target,
-                       target, quiets, append):
-    """Moves of pawns pinned to their king: only along the pin line."""
+def _pinned_pawn_moves(pawns, us, ksq, empty, target, cap_target, plain_pushes, plain_captures,
+                       push_promotions, capture_promotions, append):
+    """Moves of pawns pinned to their king: only along the pin line.
+
+    plain_pushes / plain_captures: whether non-promoting pushes / captures are wanted;
+    the promotion tuples give the promotion flags wanted (possibly none)."""
+    up = 8 if us == WHITE else -8
     start_rank = 1 if us == WHITE else 6
+    promo_rank = BB_RANK_8 if us == WHITE else BB_RANK_1
     for fr in _bits(pawns):
         line = LINE[ksq][fr]
         to = fr + up
-        dests = []
-        if BB_SQUARES[to] & empty:
-            if BB_SQUARES[to] & quiet_target & line or (BB_SQUARES[to] & promo_rank & target & line):
-                dests.append((to, 0))
-            to2 = to + up
-            if fr >> 3 == start_rank and BB_SQUARES[to2] & empty & quiet_target & line:
-                dests.append((to2, MOVE_DOUBLE_PUSH))
-        for t in _bits(PAWN_ATTACKS[us][fr] & cap_target & line):
-            dests.append((t, MOVE_CAPTURE))
-        for to, flag in dests:
+        if BB_SQUARES[to] & empty & line:        # then a double push is on the line too
             if BB_SQUARES[to] & promo_rank:
-                if quiets:
-                    for promo in (_CAPTURE_PROMOTIONS if flag else _PROMOTIONS):
-                        append(fr | to << TO_SHIFT | promo)
-                else:
-                    append(fr | to << TO_SHIFT
-                           | (_QUEEN_CAPTURE_PROMOTION if flag else _QUEEN_PROMOTION))
-            else:
-                append(fr | to << TO_SHIFT | flag)
+                if BB_SQUARES[to] & target:
+                    for promotion in push_promotions:
+                        append(fr | TO_BITS[to] | promotion)
+            elif plain_pushes:
+                if BB_SQUARES[to] & target:
+                    append(fr | TO_BITS[to])
+                to2 = to + up
+                if fr >> 3 == start_rank and BB_SQUARES[to2] & empty & target:
+                    append(fr | TO_BITS[to2] | MOVE_DOUBLE_PUSH)
+        for to in _bits(PAWN_ATTACKS[us][fr] & cap_target & line):
+            if BB_SQUARES[to] & promo_rank:
+                for promotion in capture_promotions:
+                    append(fr | TO_BITS[to] | promotion)
+            elif plain_captures:
+                append(fr | TO_BITS[to] | MOVE_CAPTURE)
 
 
 def _en_passant_moves(pos, us, ksq, occupied, append):
@@ -255,7 +507,7 @@ def _en_passant_moves(pos, us, ksq, occupied, append):
     for fr in _bits(PAWN_ATTACKS[us ^ 1][ep] & pos.bbs[us << 3 | PAWN]):
         occ_after = (occupied ^ BB_SQUARES[fr] ^ BB_SQUARES[cap_sq]) | BB_SQUARES[ep]
         if not pos.attackers_to(ksq, occ_after) & them_bb:
-            append(fr | ep << TO_SHIFT | MOVE_EP)
+            append(fr | TO_BITS[ep] | MOVE_EP)
 
 
 def is_legal_move(pos, move):

@@ -297,7 +297,8 @@ def board_lines(pos, shredder_fen=False):
     lines.append("   a   b   c   d   e   f   g   h")
     lines.append("")
     lines.append("Fen: " + pos.fen(shredder=shredder_fen))
-    lines.append("Key: %016X" % pos.key)
+    from engine.zobrist import polyglot_key     # loaded by then; pos.key is 63-bit on PyPy
+    lines.append("Key: %016X" % polyglot_key(pos))
     checkers = pos.checkers()
     names = [SQUARE_NAMES[sq] for sq in range(64) if checkers >> sq & 1]
     lines.append("Checkers: " + " ".join(names))

@@ -5,7 +5,15 @@ piece-square keys at 64 * kind + square with kind = 2 * (type - 1) + (1 if white
 castling at 768..771 (white h-side, white a-side, black h-side, black a-side),
 en passant file at 772..779 (hashed only when a pawn of the side to move stands beside the
 double-pushed pawn), and 780 when white is to move.
+
+``pos.key`` (kept up to date by make/unmake) uses the tables below.  On CPython they are
+Polyglot's own numbers, so ``pos.key`` is the Polyglot hash.  On PyPy every number is cut
+to 63 bits (``KEY_MASK``), so that the key is a machine word there (an int >= 2**63 is a
+boxed big int on PyPy, and the key is hashed, compared and indexed at every node); the
+true 64-bit hash is then ``polyglot_key(pos)``, computed from the board from scratch.
 """
+
+import sys
 
 from engine.types import PIECES, WHITE
 
@@ -208,14 +216,22 @@ POLYGLOT_RANDOM = (
     0xF8D626AAAF278509,
 )
 
-# ZOBRIST_PIECE[piece][sq] for every coloured piece int (0 and unused slots are zeros).
-ZOBRIST_PIECE = [[0] * 64 for _ in range(16)]
-for _piece in PIECES:
-    _kind = 2 * ((_piece & 7) - 1) + (1 if _piece >> 3 == WHITE else 0)
-    ZOBRIST_PIECE[_piece] = [POLYGLOT_RANDOM[64 * _kind + _sq] for _sq in range(64)]
+KEY_MASK = (1 << 63) - 1 if sys.implementation.name == "pypy" else (1 << 64) - 1
 
-ZOBRIST_EP_FILE = POLYGLOT_RANDOM[772:780]
-ZOBRIST_WHITE_TO_MOVE = POLYGLOT_RANDOM[780]
+
+def _piece_tables(mask):
+    """[piece][sq] -> number, for every coloured piece int (0 and unused slots are zeros)."""
+    tables = [[0] * 64 for _ in range(16)]
+    for piece in PIECES:
+        kind = 2 * ((piece & 7) - 1) + (1 if piece >> 3 == WHITE else 0)
+        tables[piece] = [POLYGLOT_RANDOM[64 * kind + sq] & mask for sq in range(64)]
+    return tables
+
+
+ZOBRIST_PIECE = _piece_tables(KEY_MASK)
+ZOBRIST_EP_FILE = tuple(number & KEY_MASK for number in POLYGLOT_RANDOM[772:780])
+ZOBRIST_WHITE_TO_MOVE = POLYGLOT_RANDOM[780] & KEY_MASK
+_POLYGLOT_PIECE = _piece_tables((1 << 64) - 1)
 
 
 def _castle_square_key(sq):
@@ -234,7 +250,8 @@ def _castle_square_key(sq):
     return x ^ (x >> 31)
 
 
-ZOBRIST_CASTLE_SQUARE = [_castle_square_key(sq) for sq in range(64)]
+_POLYGLOT_CASTLE_SQUARE = [_castle_square_key(sq) for sq in range(64)]
+ZOBRIST_CASTLE_SQUARE = [number & KEY_MASK for number in _POLYGLOT_CASTLE_SQUARE]
 _castle_cache = {0: 0}
 
 
@@ -243,10 +260,34 @@ def castling_key(rights_bb):
     key = _castle_cache.get(rights_bb)
     if key is None:
         key = 0
-        bb = rights_bb
-        while bb:
-            low = bb & -bb
-            key ^= ZOBRIST_CASTLE_SQUARE[low.bit_length() - 1]
-            bb ^= low
+        for sq in _squares(rights_bb):
+            key ^= ZOBRIST_CASTLE_SQUARE[sq]
         _castle_cache[rights_bb] = key
+    return key
+
+
+def _squares(bb):
+    while bb:
+        low = bb & -bb
+        yield low.bit_length() - 1
+        bb ^= low
+
+
+def polyglot_key(pos):
+    """The full 64-bit Polyglot hash of a position, from scratch (any interpreter).
+
+    Equals ``pos.key`` on CPython; on PyPy ``pos.key`` is its 63-bit cousin (see above).
+    The en-passant file counts when a pawn of the side to move stands beside the pushed
+    pawn, which is exactly when Position keeps ``pos.ep``.
+    """
+    key = 0
+    for sq, piece in enumerate(pos.board):
+        if piece:
+            key ^= _POLYGLOT_PIECE[piece][sq]
+    for sq in _squares(pos.castling):
+        key ^= _POLYGLOT_CASTLE_SQUARE[sq]
+    if pos.ep:
+        key ^= POLYGLOT_RANDOM[772 + (pos.ep & 7)]
+    if pos.turn == WHITE:
+        key ^= POLYGLOT_RANDOM[780]
     return key

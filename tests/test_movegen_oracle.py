@@ -16,10 +16,11 @@ import chess
 import chess.polyglot
 import pytest
 
-from engine.movegen import generate_moves
+from engine.movegen import generate_moves, generate_captures, generate_quiets
 from engine.notation import move_to_uci, parse_uci_move
 from engine.position import Position
 from engine.types import CAPTURE, PROMOTION, is_castle
+from engine.zobrist import KEY_MASK, polyglot_key
 from conftest import data_file
 
 GAMES = 60
@@ -75,8 +76,17 @@ def compare(pos, board, chess960, tally=None, unusable_ep=False):
     assert ours == theirs, "move sets differ at %s\n only ours: %s\n only theirs: %s" % (
         fen, sorted(set(ours) - set(theirs)), sorted(set(theirs) - set(ours)))
     assert pos.fen() == fen
+    # the split the search may use: captures and queen promotions, then the rest
+    captures, quiets = generate_captures(pos), generate_quiets(pos)
+    assert generate_moves(pos, False) == captures, fen
+    assert sorted(move_to_uci(m, chess960) for m in captures + quiets) == theirs, fen
+    wanted = [m.uci() for m in board.legal_moves
+              if m.promotion == chess.QUEEN or board.is_capture(m) and not m.promotion]
+    assert sorted(wanted) == sorted(move_to_uci(m, chess960) for m in captures), fen
     if corner_rights_only(board):
-        assert pos.key == chess.polyglot.zobrist_hash(board), fen
+        assert polyglot_key(pos) == chess.polyglot.zobrist_hash(board), fen
+    # the incremental key is the Polyglot hash, cut to 63 bits on PyPy
+    assert pos.key == polyglot_key(pos) & KEY_MASK, fen
     assert pos.in_check() == board.is_check(), fen
     assert (not ours and pos.in_check()) == board.is_checkmate(), fen
     assert (not ours and not pos.in_check()) == board.is_stalemate(), fen

@@ -1,5 +1,9 @@
 """Zobrist keys: Polyglot's published test vectors, python-chess's hash, and from-scratch
-recomputation after make/unmake (incl. null moves)."""
+recomputation after make/unmake (incl. null moves).  ``pos.key`` is the Polyglot hash on
+CPython and that hash cut to 63 bits on PyPy; ``polyglot_key`` is the full hash on both."""
+
+import random
+import sys
 
 import chess
 import chess.polyglot
@@ -7,6 +11,7 @@ import chess.polyglot
 from conftest import read_perft_suite
 from engine.notation import parse_uci_move
 from engine.position import Position
+from engine.zobrist import KEY_MASK, polyglot_key
 
 # Test vectors published with the Polyglot book format specification.
 POLYGLOT_VECTORS = [
@@ -34,12 +39,49 @@ def test_polyglot_vectors():
     for moves, key in POLYGLOT_VECTORS:
         pos = Position()
         play(pos, moves)
-        assert pos.key == key, "%s: %016x != %016x" % (moves, pos.key, key)
+        assert polyglot_key(pos) == key, "%s: %016x != %016x" % (moves, polyglot_key(pos), key)
+        assert pos.key == key & KEY_MASK
 
 
 def test_suite_keys_equal_python_chess():
     for line, fen, _ in read_perft_suite("standard.epd"):
-        assert Position(fen).key == chess.polyglot.zobrist_hash(chess.Board(fen)), "line %d" % line
+        pos = Position(fen)
+        expected = chess.polyglot.zobrist_hash(chess.Board(fen))
+        assert polyglot_key(pos) == expected, "line %d" % line
+        assert pos.key == expected & KEY_MASK, "line %d" % line
+
+
+def test_key_is_a_machine_word_on_pypy_and_polyglot_on_cpython():
+    if sys.implementation.name == "pypy":
+        assert KEY_MASK == (1 << 63) - 1
+    else:
+        assert KEY_MASK == (1 << 64) - 1
+    pos = Position()
+    assert pos.key == polyglot_key(pos) & KEY_MASK
+
+
+def test_polyglot_key_along_random_games():
+    """Thousands of positions: the from-scratch hash equals python-chess's, and the
+    incremental key equals it (masked on PyPy), through make and unmake."""
+    rng = random.Random(12)
+    checked = 0
+    high_bit_seen = False
+    for _ in range(40):
+        pos, board = Position(), chess.Board()
+        for _ in range(60):
+            legal = list(board.legal_moves)
+            if not legal:
+                break
+            expected = chess.polyglot.zobrist_hash(board)
+            assert polyglot_key(pos) == expected, board.fen()
+            assert pos.key == expected & KEY_MASK, board.fen()
+            assert pos.key < 1 << 63 or KEY_MASK >> 63
+            high_bit_seen |= expected >> 63 == 1
+            checked += 1
+            move = rng.choice(legal)
+            pos.make(parse_uci_move(pos, move.uci()))
+            board.push(move)
+    assert checked > 2000 and high_bit_seen
 
 
 def test_null_move_key_and_restore():
