@@ -26,6 +26,7 @@ import os
 from engine.bitboard import (BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES, BB_DARK_SQUARES,
                              fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE, ROOK_MASK,
                              BISHOP_TABLE, BISHOP_MASK, popcount)
+from engine.endgame import EXACT, endgame_verdict
 from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.tunables import apply_overrides
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
@@ -87,6 +88,10 @@ PSQT_ONLY = 0         # 1: evaluate() is material + PST only (the baseline)
 SCALE_NORMAL = 64     # scale factors are out of 64
 SCALE_MAX_PHASE = 14  # drawish-ending rules are only looked at with this little material
                       # (-1 switches the scaling off, for an A/B match)
+# Known results (engine.endgame: the KPK bitbase, minor-piece and wrong-rook-pawn draws)
+# replace the evaluation where they apply; they need at most two minors' worth of phase.
+ENDGAME_MAX_PHASE = 2     # -1 switches the rules off, for an A/B match
+
 VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = (
     MATERIAL_MG[KNIGHT], MATERIAL_MG[BISHOP], MATERIAL_MG[ROOK], MATERIAL_MG[QUEEN])
 
@@ -363,6 +368,11 @@ def evaluate(pos):
     phase = popcount(wn | bn | wb | bb) + 2 * popcount(wr | br) + 4 * popcount(wq | bq)
     if phase > MAX_PHASE:
         phase = MAX_PHASE
+    if phase <= ENDGAME_MAX_PHASE:
+        verdict = endgame_verdict(pos)
+        if verdict is not None and verdict[0] == EXACT:
+            _eval_cache[key] = verdict[1]
+            return verdict[1]
 
     # Each side's terms once, from its own view, with what differs between the colours in
     # the two rows below; `area` is where mobility counts (not own pieces, not attacked by
@@ -689,6 +699,10 @@ def evaluate_terms(pos):
     out["blended"] = sign * blended
     out["scale"] = scale
     out["total"] = sign * total
+    verdict = endgame_verdict(pos) if phase <= ENDGAME_MAX_PHASE else None
+    if verdict is not None and verdict[0] == EXACT:
+        out["known result"] = "exact"
+        out["total"] = sign * verdict[1]
     return out
 
 

@@ -30,6 +30,7 @@ EVAL_ABLATIONS = {
     "bishop pair": ("BISHOP_PAIR=0:0", ("bishop pair",)),
     "mop-up": ("MOPUP_EDGE=0,MOPUP_KINGS=0", ("mop-up",)),
     "endgame scaling": ("SCALE_MAX_PHASE=-1", ()),      # the 'scale' row stays 64
+    "known endgames": ("ENDGAME_MAX_PHASE=-1", ()),     # KPK bitbase, minor-piece draws
     "all positional terms": ("PSQT_ONLY=1", ()),        # evaluate is material + PST only
 }
 

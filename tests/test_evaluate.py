@@ -300,10 +300,32 @@ def test_terms_sum_to_blended_score():
         phase = t["phase"]
         sign = 1 if pos.turn == WHITE else -1
         assert sign * t["blended"] == (sign * mg * phase + sign * eg * (24 - phase)) // 24
+        if "known result" in t:
+            continue                    # the endgame rules' exact score replaces the sum
         if t["scale"] == 64:
             assert t["total"] == t["blended"]
         else:
             assert abs(t["total"]) <= abs(t["blended"])
+
+
+def test_known_endgames_replace_the_evaluation():
+    """A KPK draw scores 0 and a KPK win clearly more than the pawn, on both paths; with
+    the rules off (ENDGAME_MAX_PHASE=-1) the same positions get the ordinary sum."""
+    import engine.evaluate as ev
+    draw = Position("8/4k3/8/4K3/4P3/8/8/8 w - - 0 1")        # defender in front: a draw
+    win = Position("8/8/8/4k3/8/8/4PK2/8 b - - 0 1".replace("4k3", "k7"))   # king far away
+    try:
+        clear_cache()
+        assert evaluate(draw) == 0 and evaluate_terms(draw)["total"] == 0
+        assert evaluate_terms(draw)["known result"] == "exact"
+        assert evaluate(win) < -300          # black to move, white wins
+        assert evaluate_terms(win)["total"] == -evaluate(win)
+        ev.ENDGAME_MAX_PHASE = -1
+        clear_cache()
+        assert evaluate(draw) > 50 and "known result" not in evaluate_terms(draw)
+    finally:
+        ev.ENDGAME_MAX_PHASE = 2
+        clear_cache()
 
 
 def test_phase_counts_non_pawn_material():
