@@ -559,8 +559,8 @@ class Searcher:
         return best_score
 
     # ------------------------------------------------------------------ quiescence
-    def _qsearch(self, pos, alpha, beta, ply, in_check=None):
-        """in_check: as in _search, or None to find out here (qsearch's own children)."""
+    def _qsearch(self, pos, alpha, beta, ply, in_check):
+        """in_check: as in _search (always a bool: PyPy's JIT compiles one path per type)."""
         self.nodes += 1
         if self.nodes >= self.next_check:
             self._check()
@@ -576,8 +576,6 @@ class Searcher:
             if (tt_bound == BOUND_EXACT or (tt_bound == BOUND_LOWER and tt_score >= beta)
                     or (tt_bound == BOUND_UPPER and tt_score <= alpha)):
                 return tt_score
-        if in_check is None:
-            in_check = pos.in_check()
         orderer = self.orderer
         if in_check:
             moves = generate_moves(pos)
@@ -615,7 +613,7 @@ class Searcher:
                 if victim < SEE_VALUE[board[move & SQ_MASK] & 7] and not see_ge(pos, move, 0):
                     continue
             pos.make(move)
-            score = -qsearch(pos, -beta, -alpha, ply + 1)
+            score = -qsearch(pos, -beta, -alpha, ply + 1, pos.in_check())
             pos.unmake()
             if score > best_score:
                 best_score = score
