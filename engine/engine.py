@@ -19,6 +19,9 @@ choice among MULTIPV candidates.
 The opening book (``set_book``, ``book_move``) is consulted by the front end before it
 starts a search; the Engine only keeps it and draws its moves.
 ``run_bench`` is the benchmark that both the UCI `bench` and ``basilisk bench`` print.
+On PyPy, ``warm_up()`` (the UCI front end calls it after the first `isready`) runs a short
+silent search with a Searcher of its own so the JIT has compiled the search before the
+first `go`; every other job, searcher change and ``end_warm_up()`` ends it at once.
 The module also hands the front end the board functions it needs (see ``__all__``):
 importing it is the one expensive import (the tables take ~100 ms to build).
 """
@@ -34,9 +37,10 @@ from engine.movegen import generate_moves
 from engine.notation import move_to_uci, parse_uci_move
 from engine.perft import divide
 from engine.position import Position, FenError, STARTING_FEN
-from engine.search import Searcher, BENCH_DEPTH
+from engine.search import Searcher, BENCH_DEPTH, BENCH_POSITIONS
 from engine.search import run_bench as search_bench
 from engine.skill import SkillPlan, strength_level
+from engine.timeman import Limits
 
 __all__ = [
     "Engine", "run_bench", "root_moves", "legal_prefix", "BENCH_DEPTH", "BENCH_MAX_DEPTH",
@@ -49,6 +53,11 @@ __all__ = [
 STOP_JOIN_SECONDS = 10.0        # how long a new job waits for a stopped one to end
 BENCH_HASH_MB = 16              # the hash of each bench position's fresh Searcher
 BENCH_MAX_DEPTH = 64            # `bench N` takes N in 1..this
+# Only PyPy needs a warm-up: its first search runs at a third of its later speed while the
+# JIT compiles; ~2,500 nodes on each bench position get most of that compiling done.
+WARM_UP = sys.implementation.name == "pypy"
+WARM_UP_NODES = 2500            # per bench position
+WARM_UP_HASH_MB = 1
 
 
 def _print_error(message):
@@ -101,14 +110,16 @@ class Engine:
         self.book = None                # the opening book, once set_book() loaded one
         self.book_rng = random.Random()
         self.skill_rng = random.Random()     # a weakened go's choice (seed it to replay one)
+        self.warmed_up = False          # warm_up() runs once per Engine
 
     # -------------------------------------------------------------- searcher state
     def busy(self):
-        """Is a job still working (not merely sending its last line)?"""
+        """Is a job still working (not merely sending its last line)?  A warm-up is not."""
         job = self.job
-        return job is not None and not job.done and job.alive()
+        return job is not None and not job.done and job.alive() and not job.silent
 
     def _searcher_call(self, name, *args):
+        self.end_warm_up()
         if self.busy():
             self.pending.append((name, args))
         else:
@@ -159,6 +170,22 @@ class Engine:
         return pick(allowed, self.book_rng, best_only)
 
     # -------------------------------------------------------------- jobs
+    def warm_up(self):
+        """On PyPy, once: start the silent warm-up search (see WarmUpJob); True if started."""
+        if not WARM_UP or self.warmed_up or (self.job is not None and self.job.alive()):
+            return False
+        self.warmed_up = True
+        self.job = WarmUpJob(self)
+        self.job.start()
+        return True
+
+    def end_warm_up(self):
+        """Stop the warm-up, if it runs, and wait for it (within CHECK_INTERVAL nodes)."""
+        job = self.job
+        if job is not None and job.silent:
+            job.stop()
+            job.join(STOP_JOIN_SECONDS)
+
     def stop(self):
         """Tell the job to stop, if there is one (safe from any thread)."""
         job = self.job
@@ -177,6 +204,7 @@ class Engine:
         had not already been told to stop is reported to on_error.  False if the job
         would not end within ``timeout`` seconds.
         """
+        self.end_warm_up()
         job = self.job
         if job is None or not job.alive():
             return True
@@ -249,6 +277,7 @@ class Job:
 
     kind = "job"
     done = False            # set just before the last result goes out (the thread then ends)
+    silent = False          # a warm-up: no output, and nothing waits for it to end
 
     def __init__(self, engine):
         self.engine = engine
@@ -474,6 +503,50 @@ class BenchJob(Job):
         lines = run_bench(self.depth, progress=self.progress, stop_event=self.stop_event)
         self.done = True
         self.on_done(lines)
+
+
+class _WarmUpClock:
+    """The time manager of the warm-up: no deadline, only its job's stop event."""
+
+    def __init__(self, stop_event):
+        self.stop_event = stop_event
+        self.start = time.perf_counter()
+
+    def elapsed_ms(self):
+        return (time.perf_counter() - self.start) * 1000.0
+
+    def hard_expired(self):
+        return self.stop_event.is_set()
+
+    soft_expired = hard_expired
+
+
+class WarmUpJob(Job):
+    """PyPy's JIT warm-up: WARM_UP_NODES on each bench position with a small Searcher of
+    its own (the engine's Searcher, position and output are never touched)."""
+
+    kind = "warm-up"
+    silent = True
+
+    def __init__(self, engine):
+        super().__init__(engine)
+        self.searcher = Searcher(hash_mb=WARM_UP_HASH_MB)
+        self.nodes = 0
+
+    def run(self):
+        clock = _WarmUpClock(self.stop_event)
+        try:
+            for fen in BENCH_POSITIONS:
+                if self.stop_event.is_set():
+                    break
+                limits = Limits()
+                limits.nodes = WARM_UP_NODES
+                self.searcher.search(Position(fen), limits, clock)
+                self.nodes += self.searcher.nodes
+        except Exception as exc:
+            # never on stdout: the GUI did not ask for this search
+            _print_exception("warm-up failed", exc)
+        self.done = True
 
 
 # ---------------------------------------------------------------------- bench

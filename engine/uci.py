@@ -4,10 +4,12 @@
 each line -- a `go`'s clock starts when its line arrived -- and the main thread runs the
 commands in order, driving the engine facade (engine.engine), whose searches, `go perft`
 and `bench` run in a worker thread, so `isready`, `stop`, `ponderhit` and `quit` are
-obeyed while it thinks.  The facade, with the board and search tables (~100 ms to build),
-is imported by a loader thread once the first command has been answered, so `uci` gets
-`uciok` at once; the commands that need it wait for it.  This module reaches the board
-only through that module (``self.core``).
+obeyed while it thinks (on PyPy the first `isready` also starts the facade's silent JIT
+warm-up, which the next go/position/setoption/ucinewgame/bench/quit ends).  The facade,
+with the board and search tables (~100 ms to build), is imported by a loader thread once
+the first command has been answered, so `uci` gets `uciok` at once; the commands that
+need it wait for it.  This module reaches the board only through that module
+(``self.core``).
 
 Robustness: a problem with a command is reported as ``info string error: ...`` (a
 traceback, if any, goes to stderr) and the engine carries on.  Unknown leading tokens are
@@ -36,6 +38,8 @@ ERROR_ECHO_CHARS = 60           # how much of a bad token an error message quote
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUIT_JOIN_SECONDS = 0.5         # how long `quit` waits for a stopped search to end
 LOADER_HEAD_START_S = 0.25      # the loader waits this long for the first command to be done
+# the commands that end the engine's warm-up (PyPy: it starts after the first `isready`)
+ENDS_WARM_UP = ("go", "position", "setoption", "ucinewgame", "quit", "bench")
 
 # UCI_ShowWDL: when the search gives no wdl, a logistic model of the cp score.
 WDL_CP_AT_EVEN = 150            # cp at which win and draw are equally likely
@@ -417,6 +421,8 @@ class UciSession:
                 self.error("unknown command %s" % _quote(what))
                 return
         try:
+            if self.engine is not None and tokens[0] in ENDS_WARM_UP:
+                self.engine.end_warm_up()
             self.handlers[tokens[0]](tokens[1:])
         except UciError as exc:
             self.error(str(exc))
@@ -474,6 +480,8 @@ class UciSession:
         except UciError as exc:
             self.error(str(exc))
         self.send("readyok")
+        if self.engine is not None:
+            self.engine.warm_up()       # PyPy only, once: the GUI's next command ends it
 
     def cmd_register(self, args):
         pass        # nothing to register

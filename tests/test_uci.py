@@ -1435,3 +1435,77 @@ def test_the_facade_perft_counts_and_stops():
     assert got.done[0][0] is None and got.done[0][2] is True
     assert len(got.counts) < 20
     assert got.errors == []
+
+
+# ---------------------------------------------------------------------- PyPy's JIT warm-up
+def test_warm_up_runs_only_on_pypy():
+    from engine.engine import Engine
+    engine = Engine(hash_mb=1)
+    assert engine.warm_up() == (sys.implementation.name == "pypy")
+    engine.end_warm_up()
+    assert engine.job is None or not engine.job.alive()
+
+
+@pytest.fixture
+def endless_warm_up(monkeypatch):
+    """Warm-up on under any interpreter, and long enough to be running when tested."""
+    import engine.engine
+    monkeypatch.setattr(engine.engine, "WARM_UP", True)
+    monkeypatch.setattr(engine.engine, "WARM_UP_NODES", 10 ** 9)
+
+
+def test_warm_up_is_silent_leaves_the_searcher_alone_and_ends_for_a_go(endless_warm_up):
+    from engine.engine import Engine
+    from engine.notation import move_to_uci
+    got = Collector()
+    engine = Engine(hash_mb=1, on_error=got.on_error, on_exception=got.on_exception)
+    assert engine.warm_up()
+    job = engine.job
+    assert not engine.warm_up()                 # once per engine
+    time.sleep(0.3)
+    assert job.alive() and not engine.busy()    # running, but nothing waits for it
+    assert engine.searcher.nodes == 0 and engine.searcher.tt.hashfull() == 0
+    start = time.perf_counter()
+    facade_go(engine, got, chess.STARTING_FEN, depth=2)
+    waited = time.perf_counter() - start
+    assert not job.alive() and job.nodes + job.searcher.nodes > 0
+    print("\ngo waited %.0f ms for the warm-up to end" % (waited * 1000))
+    assert waited < PROMPT_MS / 1000
+    assert got.finished.wait(10) and engine.wait_idle(5)
+    assert got.errors == [] and len(got.bestmoves) == 1
+    assert_legal(chess.STARTING_FEN, move_to_uci(got.bestmoves[0][0]))
+
+
+def test_warm_up_ends_before_searcher_changes(endless_warm_up):
+    from engine.engine import Engine
+    engine = Engine(hash_mb=1)
+    assert engine.warm_up()
+    job = engine.job
+    engine.set_hash(2)                          # at once: a warm-up defers nothing
+    assert not job.alive() and engine.pending == [] and engine.searcher.hash_mb == 2
+
+
+@pytest.mark.parametrize("command", ["position startpos", "setoption name Hash value 2",
+                                     "ucinewgame", "go depth 2", "bench 1", "quit"])
+def test_warm_up_starts_after_isready_silently_and_the_next_command_ends_it(
+        command, endless_warm_up):
+    import io
+    from engine import uci as uci_module
+    out = io.StringIO()
+    loader = uci_module._Loader()
+    loader.start()
+    session = uci_module.UciSession(out=out, loader=loader)
+    session.handle_line("isready")
+    job = session.engine.job
+    assert job is not None and job.kind == "warm-up"
+    time.sleep(0.3)
+    assert job.alive() and out.getvalue() == "readyok\n"
+    session.handle_line(command)
+    assert not job.alive()
+    assert session.engine.wait_idle(30)
+    lines = out.getvalue().splitlines()
+    assert errors(lines) == [], lines
+    if command.startswith("go"):
+        assert len([line for line in lines if line.startswith("bestmove")]) == 1
+    session.handle_line("isready")              # once per engine
+    assert not [t for t in threading.enumerate() if t.name == "basilisk-warm-up" and t.is_alive()]
