@@ -1,4 +1,4 @@
-"""An exact king-and-pawn-against-king bitbase, solved by retrograde analysis at import.
+"""An exact king-and-pawn-against-king bitbase, solved by retrograde analysis on first use.
 
 ``kpk_probe(strong_king, strong_pawn, weak_king, strong_to_move)`` is True when the side
 with the pawn wins, False when it is a draw.  Squares are given from the pawn side's
@@ -99,7 +99,15 @@ def _solve():
     return white_to_move, black_to_move
 
 
-_WHITE_TO_MOVE, _BLACK_TO_MOVE = _solve()
+_TABLES = []        # [white-to-move rows, black-to-move rows], solved on the first probe
+
+
+def _tables():
+    """The solved tables: built when first needed (~40 ms on CPython, ~0.2 s on PyPy),
+    so that start-up, which imports this module with the evaluation, does not pay for it."""
+    if not _TABLES:
+        _TABLES.extend(_solve())
+    return _TABLES
 
 
 def relative_square(color, sq):
@@ -122,7 +130,7 @@ def kpk_probe(strong_king, strong_pawn, weak_king, strong_to_move, strong_color=
         strong_king ^= 7
         strong_pawn ^= 7
         weak_king ^= 7
-    table = _WHITE_TO_MOVE if strong_to_move else _BLACK_TO_MOVE
+    table = (_TABLES or _tables())[0 if strong_to_move else 1]
     return bool(table[strong_pawn * 64 + strong_king] >> weak_king & 1)
 
 
@@ -145,4 +153,5 @@ def probe_position(pos):
 
 def win_count():
     """(white-to-move wins, black-to-move wins) over the a-d pawn files: a checksum for tests."""
-    return sum(map(popcount, _WHITE_TO_MOVE)), sum(map(popcount, _BLACK_TO_MOVE))
+    white_to_move, black_to_move = _tables()
+    return sum(map(popcount, white_to_move)), sum(map(popcount, black_to_move))
