@@ -90,7 +90,7 @@ SCALE_MAX_PHASE = 14  # drawish-ending rules are only looked at with this little
                       # (-1 switches the scaling off, for an A/B match)
 # Known results (engine.endgame: the KPK bitbase, minor-piece and wrong-rook-pawn draws)
 # replace the evaluation where they apply; they need at most two minors' worth of phase.
-ENDGAME_MAX_PHASE = 2     # -1 switches the rules off, for an A/B match
+ENDGAME_MAX_PHASE = 2     # +5.8 +/- 11.3 Elo (pairs), 120 games from pawn endings at 10,000 nodes; -1: off
 
 VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = (
     MATERIAL_MG[KNIGHT], MATERIAL_MG[BISHOP], MATERIAL_MG[ROOK], MATERIAL_MG[QUEEN])
