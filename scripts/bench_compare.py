@@ -98,12 +98,13 @@ def bench_process(python, path, benches, depth):
 
 
 def go_process(python, path, go_args):
-    """(nodes, nodes_per_second, seconds to readyok) of the first `go` after start-up."""
+    """(nodes, nodes/s, seconds to uciok, to readyok) of the first `go` after start-up."""
     engine = Engine(python, path)
     try:
         t0 = time.perf_counter()
         engine.send("uci")
         engine.read_until(lambda line: line == "uciok")
+        uciok = time.perf_counter() - t0
         engine.send("isready")
         engine.read_until(lambda line: line == "readyok")
         ready = time.perf_counter() - t0
@@ -114,7 +115,7 @@ def go_process(python, path, go_args):
         last = infos[-1].split()
         nodes = int(last[last.index("nodes") + 1])
         nps = int(last[last.index("nps") + 1]) if "nps" in last else 0
-        return nodes, nps, ready
+        return nodes, nps, uciok, ready
     finally:
         engine.close()
 
@@ -141,12 +142,13 @@ def main():
         for rnd in range(1, args.rounds + 1):
             for name, rev, python, path in sides:
                 if args.go:
-                    nodes, nps, ready = go_process(python, path, args.go)
+                    nodes, nps, uciok, ready = go_process(python, path, args.go)
                     nodes_seen[name].add(nodes)
                     results[name].append(nps)
-                    print("round %d %s (%s, %s): go %s: %d nodes, %d nodes/s, readyok after %.0f ms"
-                          % (rnd, name, rev, os.path.basename(python), args.go, nodes, nps,
-                             ready * 1000), flush=True)
+                    print("round %d %s (%s, %s): go %s: %d nodes, %d nodes/s; uciok after %.0f ms,"
+                          " readyok after %.0f ms" % (rnd, name, rev, os.path.basename(python),
+                                                      args.go, nodes, nps, uciok * 1000,
+                                                      ready * 1000), flush=True)
                 else:
                     runs = bench_process(python, path, args.benches, args.depth)
                     for nodes, _ in runs:
