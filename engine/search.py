@@ -1,26 +1,22 @@
 """Search: iterative deepening, aspiration windows, principal variation search.
 
-``Searcher(hash_mb)`` holds the transposition table and move-ordering histories across
-searches.  ``searcher.search(pos, limits, timeman, report=None, multipv=1)`` returns
-``(best_move, ponder_move)``, always legal, with ``pos`` restored.  It never prints:
-``report(info)`` gets a dict per PV line for each completed iteration, and rate-limited
-lowerbound/upperbound dicts when an aspiration window fails.  It stops on ``stop()``, at
-the node limit or at the time manager's hard deadline, tested every CHECK_INTERVAL nodes
-(``SearchAborted`` unwinds).  ``search`` clears the stop flag as it starts, so a ``stop``
-racing that start is the time manager's own ``stop()`` to catch.  Infinite and ponder
-searches may return early (mate found, MAX_PLY): the caller holds ``bestmove`` until
-``stop``/``ponderhit``.
+``Searcher(hash_mb)`` keeps the hash table and move-ordering histories across searches;
+``searcher.search(pos, limits, timeman, report=None, multipv=1)`` returns ``(best_move,
+ponder_move)``, always legal, with ``pos`` restored.  It never prints: ``report(info)``
+gets a dict per PV line of each completed iteration (and rate-limited bound dicts when an
+aspiration window fails).  It stops on ``stop()``, the node limit or the hard deadline,
+tested every CHECK_INTERVAL nodes (``SearchAborted`` unwinds); a ``stop`` racing its
+start is the time manager's to catch.  Infinite and ponder searches may return early:
+the caller holds ``bestmove`` until ``stop``/``ponderhit``.
 
-Steps of a node (``_search``, then ``_moves`` from step 6, marked ``# Step N.``): 1 horizon,
-stop check; 2 draws, mate-distance pruning; 3 TT probe; 4 static eval, reverse futility,
-razoring, null move; 5 internal iterative reduction; 6 the moves: SEE, futility and
-late-move pruning, check extension, late-move reductions, PVS, history updates on a quiet
-cutoff; 7 TT store.
+Steps of a node (``# Step N.`` in ``_search``, then ``_moves``): 1 horizon, stop check;
+2 draws, mate distance; 3 TT probe; 4 static eval, reverse futility, razoring, null move;
+5 internal iterative reduction; 6 the moves: TT move first, SEE, futility and late-move
+pruning, check extension, LMR, PVS, history updates; 7 TT store.
 
-Tunables are the upper-case constants below, with their measured figures (all in
-docs/measurements.md); BASILISK_SEARCH (e.g. ``USE_NULL_MOVE=0,RFP_MARGIN=100``) overrides
-them at import, for A/B matches.  ``run_bench(depth=BENCH_DEPTH)`` searches BENCH_POSITIONS
-and returns ``(nodes, seconds)``: the node count is the search's signature (per interpreter).
+Tunables are the upper-case constants below (figures: docs/measurements.md), overridden
+at import by BASILISK_SEARCH (e.g. ``USE_NULL_MOVE=0``) for A/B matches.  ``run_bench()``
+searches BENCH_POSITIONS: its node count is the search's signature (per interpreter).
 """
 
 import math
