@@ -25,6 +25,8 @@ from engine.uci import UciSession
 chess = pytest.importorskip("chess")
 import chess.engine  # noqa: E402
 
+from test_uci import ProtocolProblems  # noqa: E402  (python-chess's warnings about an engine)
+
 REPO = Path(__file__).resolve().parent.parent
 ENGINE_CMD = [sys.executable, "-m", "engine"]
 FENS = [
@@ -211,15 +213,6 @@ def test_pick_never_gives_away_more_than_the_weakness():
 
 
 # ---------------------------------------------------------------------- as a GUI sees it
-class ProtocolProblems(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.records = []
-
-    def emit(self, record):
-        self.records.append(record.getMessage())
-
-
 def test_weakened_engine_plays_a_game_through_python_chess():
     """Basilisk at UCI_Elo 1000 (white) against Skill Level 5 (black, pondering) at
     2 s + 0.05 s, 40 plies: legal moves, no protocol problem, no time loss, and the
