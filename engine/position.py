@@ -211,48 +211,46 @@ class Position:
         return bool(BISHOP_RAYS[sq] & bishops
                     and BISHOP_TABLE[sq][occupied & BISHOP_MASK[sq]] & bishops)
 
-    def quiet_gives_check(self, move):
-        """Would this quiet move (no capture, no promotion) check the opponent?
+    def check_squares(self):
+        """(check_sq, discoverers, ksq): what decides whether a quiet move checks the
+        opponent's king on ksq, computed once for all the moves of a node.
 
-        Exact for plain moves and double pushes, and far cheaper than make + in_check +
-        unmake, so the search can prune a quiet move without playing it.  Castling answers
-        True (rare: the caller makes it to find out)."""
-        if move >> 12 > DOUBLE_PUSH:      # literal layout, as in make()
-            return True
-        fr = move & 63
-        to = move >> 6 & 63
+        ``check_sq[piece_type]`` holds the squares that piece type would give check from,
+        with today's occupancy (a slider already on such a line would be giving check now,
+        which cannot be: it is our move).  ``discoverers`` are our pieces that alone stand
+        between that king and one of our sliders: moving one off that line checks."""
         us = self.turn
         bbs = self.bbs
+        occupied = self.occ[0] | self.occ[1]
         ksq = bbs[(us ^ 1) << 3 | KING].bit_length() - 1
-        kind = self.board[fr] & 7
-        occupied = (self.occ[0] | self.occ[1]) ^ (1 << fr | 1 << to)     # to is empty
-        # the empty-board rays first: a list lookup settles most moves without the
-        # masked dict lookup
-        if kind == KNIGHT:
-            if KNIGHT_ATTACKS[ksq] >> to & 1:
-                return True
-        elif kind == PAWN:
-            if PAWN_ATTACKS[us ^ 1][ksq] >> to & 1:
-                return True
-        elif kind != KING:
-            if (kind != BISHOP and ROOK_RAYS[ksq] >> to & 1
-                    and ROOK_TABLE[ksq][occupied & ROOK_MASK[ksq]] >> to & 1):
-                return True
-            if (kind != ROOK and BISHOP_RAYS[ksq] >> to & 1
-                    and BISHOP_TABLE[ksq][occupied & BISHOP_MASK[ksq]] >> to & 1):
-                return True
-        # discovered check: fr shielded the king from a slider and to leaves that line
-        line = LINE[ksq][fr]
-        if not line or line >> to & 1:
-            return False
+        rook_sq = ROOK_TABLE[ksq][occupied & ROOK_MASK[ksq]]
+        bishop_sq = BISHOP_TABLE[ksq][occupied & BISHOP_MASK[ksq]]
+        check_sq = (0, PAWN_ATTACKS[us ^ 1][ksq], KNIGHT_ATTACKS[ksq], bishop_sq, rook_sq,
+                    bishop_sq | rook_sq, 0, 0)
         b = us << 3
-        if ROOK_RAYS[ksq] >> fr & 1:        # a rank or file: only rooks and queens
-            sliders = (ROOK_TABLE[ksq][occupied & ROOK_MASK[ksq]]
-                       & (bbs[b | ROOK] | bbs[b | QUEEN]))
-        else:
-            sliders = (BISHOP_TABLE[ksq][occupied & BISHOP_MASK[ksq]]
-                       & (bbs[b | BISHOP] | bbs[b | QUEEN]))
-        return bool(sliders & line & ~(1 << fr))
+        snipers = ((ROOK_RAYS[ksq] & (bbs[b | ROOK] | bbs[b | QUEEN]))
+                   | (BISHOP_RAYS[ksq] & (bbs[b | BISHOP] | bbs[b | QUEEN])))
+        discoverers = 0
+        between = BETWEEN[ksq]
+        while snipers:
+            s_bb = snipers & -snipers
+            snipers ^= s_bb
+            blockers = between[s_bb.bit_length() - 1] & occupied
+            if blockers and not blockers & (blockers - 1):
+                discoverers |= blockers
+        return check_sq, discoverers & self.occ[us], ksq
+
+    def quiet_gives_check(self, move, check_info=None):
+        """Would this quiet move (no capture, no promotion) check the opponent?  Exact for
+        plain moves and double pushes; castling answers True (the caller plays it to find
+        out).  ``check_info``: check_squares(), when the caller has it already."""
+        if move >> 12 > DOUBLE_PUSH:      # literal layout, as in make()
+            return True
+        check_sq, discoverers, ksq = check_info or self.check_squares()
+        fr = move & 63
+        to = move >> 6 & 63
+        return bool(check_sq[self.board[fr] & 7] >> to & 1
+                    or (discoverers >> fr & 1 and not LINE[ksq][fr] >> to & 1))
 
     def _ep_capturable(self, ep):
         """Does a pawn of the side to move stand ready to capture en passant on ep?"""

@@ -23,8 +23,7 @@ import math
 import os
 import time
 
-from engine.bitboard import (BETWEEN, BISHOP_MASK, BISHOP_TABLE, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS,
-                             ROOK_MASK, ROOK_TABLE)
+from engine.bitboard import LINE
 from engine.evaluate import evaluate
 from engine.movegen import generate_moves, is_legal_move
 from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
@@ -32,9 +31,8 @@ from engine.position import Position
 from engine.tt import new_table, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
 from engine.tunables import apply_overrides
 from engine.types import (VALUE_MATE, VALUE_INFINITE, VALUE_NONE, MAX_PLY,
-                          VALUE_MATE_IN_MAX_PLY, PAWN, BISHOP, ROOK, QUEEN, KING, SQ_MASK, TO_SHIFT,
-                          FLAG_SHIFT, DOUBLE_PUSH,
-                          MOVE_PROMOTION, MOVE_CAPTURE_OR_PROMOTION)
+                          VALUE_MATE_IN_MAX_PLY, PAWN, KING, SQ_MASK, TO_SHIFT, FLAG_SHIFT,
+                          DOUBLE_PUSH, MOVE_PROMOTION, MOVE_CAPTURE_OR_PROMOTION)
 
 # --- Tunables (figures: Elo on vs off, docs/measurements.md) -----------------------
 CHECK_INTERVAL = 256        # nodes between stop/time checks: 5-20k nps on CPython, so 13-50 ms
@@ -83,34 +81,8 @@ _INF = float("inf")
 def _drop_quiet_non_checks(pos, moves, scores):
     """Mark USED every untried quiet move that does not give check: late-move and futility
     pruning skip them all once they start, and one pass here is cheaper than picking each.
-
-    Direct checks come from the squares each piece type would check the king from (with
-    today's occupancy: a slider already on such a line would be giving check now), and
-    discovered ones from our pieces that alone stand between their king and our slider.
-    Castling is kept (the caller plays it to find out), as Position.quiet_gives_check does.
-    """
-    us = pos.turn
-    them = us ^ 1
-    bbs = pos.bbs
-    occ = pos.occ
-    occupied = occ[0] | occ[1]
-    ksq = bbs[them << 3 | KING].bit_length() - 1
-    rook_sq = ROOK_TABLE[ksq][occupied & ROOK_MASK[ksq]]
-    bishop_sq = BISHOP_TABLE[ksq][occupied & BISHOP_MASK[ksq]]
-    check_sq = (0, PAWN_ATTACKS[them][ksq], KNIGHT_ATTACKS[ksq], bishop_sq, rook_sq,
-                bishop_sq | rook_sq, 0, 0)
-    b = us << 3
-    snipers = ((ROOK_TABLE[ksq][0] & (bbs[b | ROOK] | bbs[b | QUEEN]))
-               | (BISHOP_TABLE[ksq][0] & (bbs[b | BISHOP] | bbs[b | QUEEN])))
-    discoverers = 0
-    between = BETWEEN[ksq]
-    while snipers:
-        s_bb = snipers & -snipers
-        snipers ^= s_bb
-        blockers = between[s_bb.bit_length() - 1] & occupied
-        if blockers and not blockers & (blockers - 1):
-            discoverers |= blockers
-    discoverers &= occ[us]
+    The test is Position.quiet_gives_check's, written out over one check_squares()."""
+    check_sq, discoverers, ksq = pos.check_squares()
     line = LINE[ksq]
     board = pos.board
     for j in range(len(scores)):
@@ -493,11 +465,10 @@ class Searcher:
                     and best_score > -VALUE_MATE_IN_MAX_PLY
                     and not see_ge(pos, move, -SEE_PRUNE_MARGIN * depth)):
                 continue
-            # futility and late-move pruning of quiet moves; a check is always searched
+            # futility and late-move pruning of quiet moves: the non-checks are gone already
+            # (dropped above under the same condition); a check is always searched
             prune = (is_quiet and searched
                      and (futile or (searched >= lmp_limit and best_score > -VALUE_MATE_IN_MAX_PLY)))
-            if prune and not quiets_dropped and not pos.quiet_gives_check(move):
-                continue
             pos.make(move)
             gives_check = pos.in_check()
             if prune and not gives_check:                      # castling: known only now
