@@ -27,10 +27,16 @@ from engine.types import VALUE_MATE
 # --- The scale (the UCI options) -----------------------------------------------------
 MIN_LEVEL = 0
 MAX_LEVEL = 20              # Skill Level 20 and UCI_Elo MAX_ELO: full strength
-MIN_ELO = 800               # UCI_Elo at level 0
-MAX_ELO = 1900              # about Basilisk's full strength on Stockfish's UCI_Elo scale
-DEFAULT_ELO = 1500          # a club beginner: level 12.7
-ELO_PER_LEVEL = (MAX_ELO - MIN_ELO) / (MAX_LEVEL - MIN_LEVEL)    # 55: Skill Level s ~ Elo 800 + 55 s
+MIN_ELO = 800               # the lowest UCI_Elo (about level 5.8; Skill Level goes lower)
+MAX_ELO = 1900              # full strength (about 1870 at 10 s + 0.1 s on CPython)
+DEFAULT_ELO = 1500          # a club beginner: level 13.6
+# The calibration: (level, the UCI_Elo it plays at), measured with scripts/calibrate.py
+# against Stockfish 15.1 at 10 s + 0.1 s (docs/measurements.md); UCI_Elo maps onto levels
+# by straight lines between these points.  Level 10: 1174 (-176 +/- 87 against 1350, 60
+# games); 14.5: 1577 (-23 +/- 88 against 1600); 18.2: 1700 (-101 +/- 79 against 1800); 20:
+# full strength, ~1870.  The first point is the 10..14.5 slope (90 Elo a level) extended
+# down to MIN_ELO: below 1350 Stockfish cannot measure it.
+ELO_AT_LEVEL = ((5.8, 800), (10.0, 1174), (14.5, 1577), (18.2, 1700), (20.0, 1870))
 
 # --- The table: what a level searches and how it errs (to be calibrated) -------------
 MULTIPV = 4                 # candidate moves the choice is made among (Stockfish: 4)
@@ -54,15 +60,31 @@ _MATE_SCORE = VALUE_MATE
 def strength_level(limit_strength, elo, skill_level):
     """The level the options ask for, None for full strength.
 
-    UCI_LimitStrength with UCI_Elo wins over Skill Level, as in Stockfish; Elo maps
-    linearly onto levels (MIN_ELO at 0, MAX_ELO at MAX_LEVEL), so levels may be fractional.
+    UCI_LimitStrength with UCI_Elo wins over Skill Level, as in Stockfish; UCI_Elo maps
+    onto levels through ELO_AT_LEVEL, so levels may be fractional.
     """
-    if limit_strength:
-        level = (elo - MIN_ELO) / ELO_PER_LEVEL
-    else:
-        level = float(skill_level)
+    level = level_for_elo(elo) if limit_strength else float(skill_level)
     level = min(max(level, MIN_LEVEL), MAX_LEVEL)
     return None if level >= MAX_LEVEL else level
+
+
+def _interpolate(points, x):
+    """y at x on the straight lines through points ((x, y), ... ascending), the end
+    segments extended."""
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if x <= x1 or (x1, y1) == points[-1]:
+            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return points[0][1]
+
+
+def level_for_elo(elo):
+    """The level (not clamped) that plays at ``elo`` on Stockfish's UCI_Elo scale."""
+    return _interpolate([(e, level) for level, e in ELO_AT_LEVEL], elo)
+
+
+def elo_for_level(level):
+    """The UCI_Elo ``level`` plays at (below the first calibration point: extrapolated)."""
+    return _interpolate(ELO_AT_LEVEL, level)
 
 
 def line_score(info):

@@ -149,8 +149,8 @@ OPTIONS = (
     Option("Book Best Move", "book_best_move", "check", False,
            help_text="play the book's highest-weight move instead of a weighted random one"),
     # Strength levels (engine.skill, whose MIN_ELO, MAX_ELO and DEFAULT_ELO these are):
-    # UCI_LimitStrength with UCI_Elo wins over Skill Level; Skill Level s plays about
-    # as UCI_Elo 800 + 55 s; the top of each range is full strength.
+    # UCI_LimitStrength with UCI_Elo wins over Skill Level; skill.ELO_AT_LEVEL says which
+    # Skill Level plays at which UCI_Elo; the top of each range is full strength.
     Option("UCI_LimitStrength", "limit_strength", "check", False,
            help_text="play at the strength UCI_Elo asks for"),
     Option("UCI_Elo", "uci_elo", "spin", 1500, 800, 1900,

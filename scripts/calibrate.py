@@ -2,7 +2,7 @@
 """Calibrate Basilisk's strength levels against Stockfish's UCI_Elo.
 
 At each point X, Basilisk at UCI_LimitStrength + UCI_Elo X (or at Skill Level s, which
-the engine reads as UCI_Elo 800 + 55 s) plays Stockfish at UCI_LimitStrength + UCI_Elo X
+plays at engine.skill.elo_for_level(s)) plays Stockfish at UCI_LimitStrength + UCI_Elo X
 through scripts/match.py (paired openings, pentanomial statistics), and a table says how
 far each level is from what it claims:
 
@@ -11,8 +11,8 @@ far each level is from what it claims:
     python scripts/calibrate.py --skill-levels 10 15 --games 100
 
 A level is right when its Elo difference is 0 within the error; a level at +D plays
-about D Elo stronger than its UCI_Elo says, so the table in engine/skill.py should make
-it weaker.  Stockfish 15.1's UCI_Elo goes no lower than 1350 (its range is read from the
+about D Elo stronger than its UCI_Elo says: engine/skill.py's ELO_AT_LEVEL then gets the
+point (its level, X + D).  Stockfish 15.1's UCI_Elo goes no lower than 1350 (its range is read from the
 engine): a point below that is played against Stockfish at its minimum, and the table's
 "Basilisk ~" column (opponent Elo + difference) is then the figure to read.
 A game lost by a forfeit (time, illegal move, crash, protocol) says nothing about
@@ -28,11 +28,11 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from engine.skill import elo_for_level  # noqa: E402  (the script runs from a checkout)
 MATCH = REPO / "scripts" / "match.py"
 STOCKFISH = "/usr/games/stockfish"
 DEFAULT_POINTS = (1350, 1600, 1800)
-SKILL_ELO_AT_0 = 800            # engine.skill: Skill Level s plays as UCI_Elo 800 + 55 s
-SKILL_ELO_PER_LEVEL = 55
 
 GAMES_RE = re.compile(r"^Games: (\d+)\s+A: \+(\d+) =(\d+) -(\d+)\s+score ([\d.]+)%", re.M)
 ELO_RE = re.compile(r"^Elo difference \(A - B\), pairs \(pentanomial\): (\S+) \+/- (\S+)", re.M)
@@ -100,7 +100,7 @@ def build_parser():
     what.add_argument("--points", type=int, nargs="+", metavar="ELO",
                       help="UCI_Elo values to measure (default %s)" % " ".join(map(str, DEFAULT_POINTS)))
     what.add_argument("--skill-levels", type=int, nargs="+", metavar="LEVEL",
-                      help="measure Skill Level values instead (against UCI_Elo 800 + 55 s)")
+                      help="measure Skill Level values instead (each against the UCI_Elo it claims)")
     parser.add_argument("--games", type=int, default=200, help="games per point (default 200)")
     parser.add_argument("--tc", default="10+0.1", help="clock, BASE+INC seconds (default 10+0.1)")
     parser.add_argument("--openings", default="8moves_v3.pgn", help="book (default 8moves_v3.pgn)")
@@ -119,7 +119,7 @@ def main(argv=None):
     if elo_range is None:
         sys.exit("error: %s does not start or has no UCI_Elo option" % args.stockfish)
     if args.skill_levels:
-        points = [(("Skill Level=%d" % s,), "Skill %d" % s, SKILL_ELO_AT_0 + SKILL_ELO_PER_LEVEL * s)
+        points = [(("Skill Level=%d" % s,), "Skill %d" % s, round(elo_for_level(s)))
                   for s in args.skill_levels]
     else:
         points = [(("UCI_LimitStrength=true", "UCI_Elo=%d" % x), "Elo %d" % x, x)

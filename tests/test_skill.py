@@ -87,11 +87,22 @@ def test_level_mapping():
     assert strength_level(False, 800, 0) == 0
     assert strength_level(False, 1900, 7) == 7
     assert strength_level(True, skill.MAX_ELO, 0) is None          # LimitStrength wins
-    assert strength_level(True, skill.MIN_ELO, 20) == 0
-    assert strength_level(True, skill.MIN_ELO + 10 * skill.ELO_PER_LEVEL, 3) == pytest.approx(10)
+    assert strength_level(True, skill.MIN_ELO, 20) == pytest.approx(skill.ELO_AT_LEVEL[0][0])
+    for level, elo in skill.ELO_AT_LEVEL[:-1]:      # each calibration point, both ways
+        assert strength_level(True, elo, 3) == pytest.approx(level)
+        assert skill.elo_for_level(level) == pytest.approx(elo)
+    assert strength_level(True, skill.ELO_AT_LEVEL[-1][1], 3) is None
     assert strength_level(True, 100, 20) == 0 and strength_level(False, 0, 99) is None
-    levels = [strength_level(True, elo, 20) for elo in range(skill.MIN_ELO, skill.MAX_ELO, 50)]
-    assert levels == sorted(levels)
+    levels = [strength_level(True, elo, 20) for elo in range(skill.MIN_ELO, skill.MAX_ELO, 10)]
+    below_full = [level for level in levels if level is not None]
+    assert below_full == sorted(below_full) and len(set(below_full)) == len(below_full)
+    assert levels[len(below_full):] == [None] * (len(levels) - len(below_full))
+    # halfway between two points is halfway between their levels
+    (l0, e0), (l1, e1) = skill.ELO_AT_LEVEL[1:3]
+    assert strength_level(True, (e0 + e1) / 2, 20) == pytest.approx((l0 + l1) / 2)
+    # below the first point the first segment goes on (Skill Level 0 is weaker than MIN_ELO)
+    assert skill.elo_for_level(0) < skill.MIN_ELO
+    assert skill.level_for_elo(skill.elo_for_level(2.5)) == pytest.approx(2.5)
 
 
 def test_the_table_grows_with_the_level():
@@ -285,5 +296,4 @@ def test_calibrate_reads_the_match_summary():
     assert summary["forfeits"] == (1, 3)
     assert calibrate.parse_summary("Games: 0") is None
     # its Skill Level mapping is the engine's
-    assert calibrate.SKILL_ELO_AT_0 == skill.MIN_ELO
-    assert calibrate.SKILL_ELO_PER_LEVEL == skill.ELO_PER_LEVEL
+    assert calibrate.elo_for_level is skill.elo_for_level
