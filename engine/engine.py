@@ -40,6 +40,7 @@ from engine.position import Position, FenError, STARTING_FEN
 from engine.search import Searcher, BENCH_DEPTH, BENCH_POSITIONS
 from engine.search import run_bench as search_bench
 from engine.skill import SkillPlan, strength_level
+from engine.smp import HelperPool
 from engine.timeman import Limits
 
 __all__ = [
@@ -111,6 +112,8 @@ class Engine:
         self.book_rng = random.Random()
         self.skill_rng = random.Random()     # a weakened go's choice (seed it to replay one)
         self.warmed_up = False          # warm_up() runs once per Engine
+        self.threads = 1
+        self.pool = None                # the Lazy SMP helpers while Threads > 1
 
     # -------------------------------------------------------------- searcher state
     def busy(self):
@@ -118,29 +121,77 @@ class Engine:
         job = self.job
         return job is not None and not job.done and job.alive() and not job.silent
 
-    def _searcher_call(self, name, *args):
+    def _when_idle(self, call, *args):
         self.end_warm_up()
         if self.busy():
-            self.pending.append((name, args))
+            self.pending.append((call, args))
         else:
-            getattr(self.searcher, name)(*args)
+            call(*args)
 
     def _apply_pending(self):
         pending, self.pending = self.pending, []
-        for name, args in pending:
-            getattr(self.searcher, name)(*args)
+        for call, args in pending:
+            call(*args)
 
     def set_hash(self, mb):
         """Resize the transposition table (after the running job, if any)."""
-        self._searcher_call("set_hash", mb)
+        self._when_idle(self._configure, self.threads, mb)
+
+    def set_threads(self, threads):
+        """Search with threads processes from now on (after the running job, if any)."""
+        self._when_idle(self._configure, threads, self.searcher.hash_mb)
+
+    def _configure(self, threads, mb):
+        """Threads 1: the Searcher's own table, as ever; more: a HelperPool and its
+        shared table of mb MB in total."""
+        pool = self.pool
+        if pool is not None and threads == self.threads and mb == pool.hash_mb:
+            return
+        self.threads = threads
+        if pool is not None:
+            self.pool = None
+            pool.close()
+        if threads > 1:
+            try:
+                self.pool = HelperPool(threads - 1, mb, on_error=self.on_error)
+            except (OSError, ValueError, ImportError) as exc:
+                self.on_error("Threads %d: cannot start helper processes (%s); searching "
+                              "with one" % (threads, exc))
+                self.threads = 1
+        if self.pool is not None:
+            self.searcher.set_table(self.pool.table)
+            self.searcher.orderer.clear()
+        else:
+            self.searcher.set_hash(mb)
 
     def clear_hash(self):
         """Empty the hash table; the Searcher forgets its move-ordering histories too."""
-        self._searcher_call("clear")
+        self._when_idle(self._clear)
 
     def new_game(self):
         """Forget everything learnt: the next search starts fresh."""
-        self._searcher_call("clear")
+        self._when_idle(self._clear)
+
+    def _clear(self):
+        self.searcher.clear()
+        if self.pool is not None:
+            self.pool.clear_histories()
+
+    def wait_ready(self, timeout):
+        """Wait (at most timeout seconds, and only while idle) for the helper processes
+        to be able to search; True when they are (or there are none)."""
+        if self.pool is None or self.busy():
+            return True
+        return self.pool.wait_ready(timeout)
+
+    def close(self):
+        """End the helper processes, if any (quit); the Engine can still search alone."""
+        self.stop_and_wait()
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.close()
+            self.threads = 1
+            self.searcher.set_hash(self.searcher.hash_mb)
 
     # -------------------------------------------------------------- opening book
     def set_book(self, path):
@@ -336,6 +387,9 @@ class SearchJob(Job):
         self.on_bestmove = on_bestmove or (lambda best, ponder: None)
         self.root = pos.copy()             # for checking pv lines and the best move
         self.searcher = engine.searcher
+        # Lazy SMP helpers join a full-strength search without a node limit (a `go nodes`
+        # stays one process's fixed amount of work, and its count reproducible)
+        self.pool = engine.pool if skill is None and not limits.nodes else None
         self.cond = threading.Condition()
         self.stopped = False
         self.pondering = bool(limits.ponder)
@@ -347,6 +401,8 @@ class SearchJob(Job):
             self.stopped = True
             self.timeman.stop()
             self.searcher.stop()
+            if self.pool is not None:
+                self.pool.stop()
             self.cond.notify_all()
         super().stop()
 
@@ -360,6 +416,9 @@ class SearchJob(Job):
         return True
 
     def report(self, info):
+        if self.pool is not None:       # the nodes of every process, as Stockfish counts
+            nodes = info["nodes"] + self.pool.helper_nodes()
+            info = dict(info, nodes=nodes, nps=nodes * 1000 // max(info["time"], 1))
         if info.get("pv"):
             # a GUI rejects a line with an illegal move: pass on only its legal prefix
             info = dict(info, pv=legal_prefix(self.root, list(info["pv"])))
@@ -374,14 +433,21 @@ class SearchJob(Job):
 
     def run(self):
         best = ponder = 0
+        pool = self.pool
         try:
             if self.legal and self.skill is None:
+                if pool is not None:
+                    pool.start(self.pos, self.limits.searchmoves)
                 best, ponder = self.searcher.search(self.pos, self.limits, self.timeman,
                                                     report=self.report, multipv=self.multipv)
             elif self.legal:
                 best, ponder = self.weakened_search()
         except Exception as exc:
             self.engine.on_exception("search failed", exc)
+        finally:
+            if pool is not None:        # every helper idle before the bestmove
+                pool.stop()
+                pool.wait()
         self.result = (best, ponder)
         self.finish()
 

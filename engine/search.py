@@ -28,7 +28,7 @@ from engine.evaluate import evaluate
 from engine.movegen import generate_moves, is_legal_move
 from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
 from engine.position import Position
-from engine.tt import new_table, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
+from engine.tt import new_table, SharedTranspositionTable, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
 from engine.tunables import apply_overrides
 from engine.types import (VALUE_MATE, VALUE_INFINITE, VALUE_NONE, MAX_PLY,
                           VALUE_MATE_IN_MAX_PLY, PAWN, KING, SQ_MASK, TO_SHIFT, FLAG_SHIFT,
@@ -118,8 +118,17 @@ class Searcher:
         self.evals = [VALUE_NONE] * (MAX_PLY + 8)
 
     def set_hash(self, mb):
+        """A table of its own of mb MB (in place of a shared one, if it had that)."""
         self.hash_mb = mb
-        self.tt.resize(mb)
+        if isinstance(self.tt, SharedTranspositionTable):
+            self.tt = new_table(mb)
+        else:
+            self.tt.resize(mb)
+
+    def set_table(self, table):
+        """Search with table (engine.smp's shared one) from now on."""
+        self.tt = table
+        self.hash_mb = table.mb
 
     def clear(self):
         """Forget everything learnt (ucinewgame / Clear Hash)."""
@@ -133,12 +142,14 @@ class Searcher:
         self.stop_requested = True
 
     # ------------------------------------------------------------------ driver
-    def search(self, pos, limits, timeman, report=None, multipv=1):
+    def search(self, pos, limits, timeman, report=None, multipv=1, skip_depth=None):
         """Search pos (which is restored on return) and return (best_move, ponder_move).
 
         ``report(info)`` receives dicts with keys depth, seldepth, multipv, score (cp) or
         mate (moves), bound ('lower'/'upper'/None), nodes, nps, time (ms), hashfull, pv
         (list of move ints).  best_move is 0 only when there is no legal move.
+        ``skip_depth(depth)``, true for an iteration to leave out (beyond depth 1), lets a
+        Lazy SMP helper stay a depth apart from the main search (engine.smp).
         """
         self.stop_requested = False
         self.nodes = 0
@@ -168,6 +179,8 @@ class Searcher:
         best_changes = 0.0
         self._last_bound_report = 0.0
         for depth in range(1, max_depth + 1):
+            if skip_depth is not None and depth > 1 and skip_depth(depth):
+                continue
             self.root_depth = depth
             results = []
             try:

@@ -37,6 +37,7 @@ ENGINE_AUTHOR = "the Basilisk developers"
 ERROR_ECHO_CHARS = 60           # how much of a bad token an error message quotes
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUIT_JOIN_SECONDS = 0.5         # how long `quit` waits for a stopped search to end
+READY_WAIT_SECONDS = 5.0        # how long `isready` waits for Threads' helpers to start
 LOADER_HEAD_START_S = 0.25      # the loader waits this long for the first command to be done
 # the commands that end the engine's warm-up (PyPy: it starts after the first `isready`)
 ENDS_WARM_UP = ("go", "position", "setoption", "ucinewgame", "quit", "bench")
@@ -123,12 +124,23 @@ class Option:
         return value
 
 
+def _cores():
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+CORES = _cores()        # the most Threads can be
+
 # The `uci` answer lists them in this order.  A new option is one line here, plus an entry
 # in UciSession.option_handlers if setting it must do more than store the value.
 OPTIONS = (
     Option("Debug Log File", "debug_log_file", "string", "",
            help_text="append all input and output to this file"),
-    Option("Hash", "hash", "spin", 16, 1, 1024, "transposition table size in MB"),
+    Option("Threads", "threads", "spin", 1, 1, CORES,
+           "search processes (Lazy SMP: helpers share the hash table; 1 to the cores)"),
+    Option("Hash", "hash", "spin", 16, 1, 1024, "transposition table size in MB (all Threads together)"),
     Option("Clear Hash", "clear_hash", "button", help_text="empty the transposition table"),
     Option("Ponder", "ponder", "check", False,
            help_text="the GUI may let the engine think on the opponent's time"),
@@ -339,7 +351,8 @@ class UciSession:
         self.options = EngineOptions()
         self.option_by_key = {opt.name.lower(): opt for opt in OPTIONS}
         # what setting an option does beyond storing its value (by field)
-        self.option_handlers = {"hash": self.set_hash, "clear_hash": self.clear_hash,
+        self.option_handlers = {"hash": self.set_hash, "threads": self.set_threads,
+                                "clear_hash": self.clear_hash,
                                 "debug_log_file": self.set_debug_log_file,
                                 "own_book": self.set_own_book, "book_file": self.set_book_file}
         self.core = None                # the engine.engine module, once loaded
@@ -390,6 +403,8 @@ class UciSession:
         if self.engine is None:
             self.engine = self.core.Engine(hash_mb=self.options.hash, on_error=self.error,
                                            on_exception=self.report_exception)
+            if self.options.threads > 1:
+                self.engine.set_threads(self.options.threads)
         if self.pos is None:
             self.pos = self.core.Position()
             self.chess960_game = False
@@ -459,7 +474,8 @@ class UciSession:
         engine = self.engine
         if engine is not None:
             engine.stop()
-            engine.wait_idle(QUIT_JOIN_SECONDS)
+            if engine.wait_idle(QUIT_JOIN_SECONDS):
+                engine.close()          # helper processes end (they also end with our stdin)
         self.out.set_log(None)
 
     # -------------------------------------------------------------- commands
@@ -479,6 +495,8 @@ class UciSession:
             self.ensure_ready()
         except UciError as exc:
             self.error(str(exc))
+        if self.engine is not None:
+            self.engine.wait_ready(READY_WAIT_SECONDS)     # helper processes starting up
         self.send("readyok")
         if self.engine is not None:
             self.engine.warm_up()       # PyPy only, once: the GUI's next command ends it
@@ -510,6 +528,10 @@ class UciSession:
     def set_hash(self, mb):
         if self.engine is not None:     # otherwise the Engine is made with this size
             self.engine.set_hash(mb)
+
+    def set_threads(self, threads):
+        if self.engine is not None:     # otherwise the Engine is made with them
+            self.engine.set_threads(threads)
 
     def clear_hash(self, _value):
         if self.engine is not None:     # otherwise the Engine starts empty anyway

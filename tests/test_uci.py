@@ -227,7 +227,7 @@ def test_handshake_lists_options():
         options[m.group(1)] = (m.group(2), m.group(3))
     assert set(options) >= {"Hash", "Clear Hash", "MultiPV", "Ponder", "Move Overhead",
                             "UCI_Chess960"}
-    assert "Threads" not in options
+    assert options["Threads"] == ("spin", " default 1 min 1 max %d" % _machine_cores())
     assert options["Hash"][0] == "spin" and "default 16" in options["Hash"][1]
     assert options["Clear Hash"][0] == "button"
     assert options["UCI_Chess960"] == ("check", " default false")
@@ -281,8 +281,16 @@ def test_uciok_startup_time():
 
 
 # GUIs remember these; a changed name, type, default or range breaks their settings
+def _machine_cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 OPTION_LINES = [
     "option name Debug Log File type string default <empty>",
+    "option name Threads type spin default 1 min 1 max %d" % _machine_cores(),
     "option name Hash type spin default 16 min 1 max 1024",
     "option name Clear Hash type button",
     "option name Ponder type check default false",
@@ -808,7 +816,7 @@ def test_setoption(uci):
     uci.send("setoption name Hash value 100000")
     uci.send("setoption name MultiPV value 0")
     uci.send("setoption name Move Overhead value x")
-    uci.send("setoption name Threads value 2")
+    uci.send("setoption name Thread value 2")
     lines = errors(uci.sync())
     assert len(lines) == 4, lines
     assert "clamped to 1024" in lines[0]
@@ -1379,7 +1387,7 @@ def test_the_facade_holds_bestmove_until_stop_and_defers_searcher_calls():
     assert engine.busy() and got.bestmoves == []
     engine.set_hash(8)                      # not while the search uses the table
     engine.new_game()
-    assert [name for name, _ in engine.pending] == ["set_hash", "clear"]
+    assert [call.__name__ for call, _ in engine.pending] == ["_configure", "_clear"]
     assert engine.searcher.hash_mb == 4
     engine.stop()
     assert got.finished.wait(5) and engine.wait_idle(5)

@@ -1,0 +1,367 @@
+"""Lazy SMP: helper processes that search the same root through a shared hash table.
+
+CPython's threads share one interpreter lock, so ``Threads`` N means N - 1 helper
+processes beside the main search, which alone speaks UCI and picks the move.  All of them
+use one transposition table in shared memory (``Hash`` is its total size).  A helper runs
+the same iterative deepening with histories of its own, leaving out depths so that it is
+a ply beside or ahead of the main search (Stockfish 8's SkipSize/SkipPhase); what it
+finds reaches the main search only through the table.
+
+    pool = HelperPool(helpers=1, hash_mb=64)     # starts the processes
+    searcher.set_table(pool.table)               # the main search's view of the table
+    pool.start(pos, searchmoves)                 # just before the main search
+    searcher.search(pos, limits, timeman)
+    pool.stop(); pool.wait()                     # every helper idle before bestmove
+    pool.close()                                 # no process outlives the engine
+
+The shared block starts with CONTROL_WORDS words: [0] the number of the search the
+helpers may run (0: none), [1 + i] helper i's node count (written every CHECK_INTERVAL
+nodes).  Commands go down each helper's stdin, pickled; a helper exits the moment its stdin
+closes, so `quit`, a crash or a kill of the main process leaves none behind.  Helpers
+are fresh interpreters (the same executable, not forks), so they start clean on every
+platform and interpreter, and never write to the GUI's stdout.
+"""
+
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+import time
+from multiprocessing import shared_memory
+
+from engine.search import Searcher
+from engine.timeman import Limits
+from engine.tt import SharedTranspositionTable
+
+CONTROL_WORDS = 64          # the head of the shared block: the search number, node counts
+WORD_BYTES = 8
+ENTRY_BYTES = SharedTranspositionTable.ENTRY_BYTES
+_PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STOP_WAIT_SECONDS = 1.0     # how long wait() gives a stopped helper before replacing it
+QUIT_WAIT_SECONDS = 1.0     # how long close() gives a helper to exit before killing it
+# Stockfish 8's Lazy SMP: helper i (from 0) leaves out depth d when
+# ((d + game ply + SKIP_PHASE[i % 20]) // SKIP_SIZE[i % 20]) is odd.
+SKIP_SIZE = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4)
+SKIP_PHASE = (0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7)
+
+
+def table_entries(mb):
+    return max(1024, int(mb * 1024 * 1024) // ENTRY_BYTES)
+
+
+def _word_view(buf, keep):
+    """Signed 64-bit words over buf: a cffi array on PyPy (its JIT reads a memoryview
+    ~50x slower), else a memoryview cast to 'q'.  keep gets what must be released."""
+    if sys.implementation.name == "pypy":
+        try:
+            import cffi     # part of PyPy's own distribution
+            ffi = cffi.FFI()
+            words = ffi.from_buffer("int64_t[]", buf, require_writable=True)
+            keep.append(lambda: ffi.release(words))
+            return words
+        except (ImportError, TypeError, AttributeError):
+            pass
+    words = buf.cast("q")
+    keep.append(words.release)
+    return words
+
+
+def _views(buf, entries, leader):
+    """(control words, SharedTranspositionTable, release) over the shared block buf;
+    release() frees the views, so that the block can be closed."""
+    keep = []
+    raw = memoryview(buf)
+    head = CONTROL_WORDS * WORD_BYTES
+    front, body = raw[:head], raw[head:head + entries * ENTRY_BYTES]
+    control = _word_view(front, keep)
+    table = SharedTranspositionTable(_word_view(body, keep), entries, body, leader)
+    keep += [front.release, body.release, raw.release]
+
+    def release():
+        for free in keep:
+            free()
+    return control, table, release
+
+
+def skip_rule(helper_index, game_ply):
+    """The helper's skip_depth for engine.search (see SKIP_SIZE)."""
+    size = SKIP_SIZE[helper_index % 20]
+    phase = SKIP_PHASE[helper_index % 20] + game_ply
+    return lambda depth: (depth + phase) // size % 2 == 1
+
+
+class HelperPool:
+    """helpers processes and the shared table; see the module docstring."""
+
+    def __init__(self, helpers, hash_mb, on_error=None):
+        self.on_error = on_error or (lambda message: sys.stderr.write("error: %s\n" % message))
+        self.entries = table_entries(hash_mb)
+        self.hash_mb = hash_mb
+        self.shm = shared_memory.SharedMemory(
+            create=True, size=CONTROL_WORDS * WORD_BYTES + self.entries * ENTRY_BYTES)
+        self.control, self.table, self._release_views = _views(self.shm.buf, self.entries,
+                                                               leader=True)
+        self.search_id = 0
+        self.procs = [None] * helpers
+        self.inboxes = [None] * helpers     # what each helper said, read by a thread each
+        self.ready = [False] * helpers      # has it said it is ready?
+        self.active = []                    # the helpers searching (told to go)
+        self.closed = False
+        for index in range(helpers):
+            self._spawn(index)
+
+    @property
+    def helpers(self):
+        return len(self.procs)
+
+    def _spawn(self, index):
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            [_PACKAGE_PARENT] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from engine.smp import helper_main; helper_main()",
+             self.shm.name, str(self.entries), str(index)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True)
+        inbox = queue.Queue()
+        threading.Thread(target=_read_messages, args=(proc.stdout, inbox),
+                         name="basilisk-helper-%d-reader" % (index + 1), daemon=True).start()
+        self.procs[index] = proc
+        self.inboxes[index] = inbox
+        self.ready[index] = False
+
+    def _send(self, index, message):
+        try:
+            pipe = self.procs[index].stdin
+            pickle.dump(message, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+            pipe.flush()
+            return True
+        except (OSError, ValueError):
+            return False
+
+    def _next_message(self, index, timeout):
+        """The helper's next message, None if none came within timeout seconds."""
+        try:
+            return self.inboxes[index].get(timeout=timeout) if timeout > 0 else \
+                self.inboxes[index].get_nowait()
+        except queue.Empty:
+            return None
+
+    def _check_ready(self, index, timeout=0.0):
+        """Has helper index said it is ready (waiting for its word within timeout)?"""
+        deadline = time.monotonic() + timeout
+        while not self.ready[index]:
+            message = self._next_message(index, deadline - time.monotonic())
+            if message is None:
+                break
+            if message[0] == "ready":
+                self.ready[index] = True
+            elif message[0] == "gone":
+                self._replace(index, "helper %d has gone" % (index + 1))
+                break
+        return self.ready[index]
+
+    def wait_ready(self, timeout):
+        """Wait (at most timeout seconds) until every helper can search; True if all can."""
+        deadline = time.monotonic() + timeout
+        for index in range(self.helpers):
+            self._check_ready(index, max(deadline - time.monotonic(), 0.0))
+        return all(self.ready)
+
+    def start(self, pos, searchmoves=()):
+        """Set the ready helpers searching pos (call it just before the main search,
+        which ages the table: the helpers are given the age it will have).  A helper
+        still starting up joins the next search."""
+        self.search_id = self.search_id % 1000000 + 1
+        control = self.control
+        control[0] = self.search_id
+        for index in range(self.helpers):
+            control[1 + index] = 0
+        age = (self.table.age + 1) & 31
+        self.active = []
+        for index in range(self.helpers):
+            if not self._check_ready(index):
+                continue
+            if self._send(index, ("go", self.search_id, age, pos, list(searchmoves))):
+                self.active.append(index)
+            else:
+                self._replace(index, "helper %d has gone" % (index + 1))
+
+    def stop(self):
+        """Tell the helpers to stop (safe from any thread; they end within CHECK_INTERVAL nodes)."""
+        control = self.control
+        if control is not None:
+            control[0] = 0
+
+    def helper_nodes(self):
+        control = self.control
+        return sum(control[1 + index] for index in range(self.helpers))
+
+    def wait(self, timeout=STOP_WAIT_SECONDS):
+        """Wait until every helper told to go has ended its search; one that does not
+        answer in time is replaced.  Returns the helpers' nodes."""
+        deadline = time.monotonic() + timeout
+        active, self.active = self.active, []
+        for index in active:
+            while True:
+                message = self._next_message(index, deadline - time.monotonic())
+                if message is None:
+                    self._replace(index, "helper %d did not stop" % (index + 1))
+                    break
+                if message[0] == "gone":
+                    self._replace(index, "helper %d has gone" % (index + 1))
+                    break
+                if message[0] == "done" and message[1] == self.search_id:
+                    self.control[1 + index] = message[2]
+                    break
+        return self.helper_nodes()
+
+    def _replace(self, index, why):
+        self.on_error("%s; starting a new one" % why)
+        self._end(index, kill=True)
+        self._spawn(index)
+
+    def clear_histories(self):
+        """ucinewgame: the helpers forget their move-ordering histories (the table is
+        cleared by its leader)."""
+        for index in range(self.helpers):
+            self._send(index, ("clear",))
+
+    def _end(self, index, kill=False):
+        proc = self.procs[index]
+        if not kill:
+            self._send(index, ("quit",))
+        try:
+            proc.stdin.close()          # the helper exits at the end of its input
+        except (OSError, ValueError):
+            pass
+        try:
+            proc.wait(0.05 if kill else QUIT_WAIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def close(self):
+        """End every helper and free the shared memory (safe to call twice)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.stop()
+        for index in range(self.helpers):
+            self._end(index)
+        self.control = self.table = None
+        self._release_views()                   # a search still using the table now fails
+        self.shm.close()
+        self.shm.unlink()
+
+
+def _read_messages(pipe, inbox):
+    """A helper's messages into inbox, then ("gone",) when its output ends."""
+    try:
+        while True:
+            inbox.put(pickle.load(pipe))
+    except Exception:       # EOFError at the end; anything else means the pipe is unusable
+        inbox.put(("gone",))
+
+
+# ---------------------------------------------------------------------- the helper process
+class _HelperClock:
+    """A helper's time manager: it runs while the control word holds its search's number,
+    and publishes its node count every time the search checks."""
+
+    def __init__(self, control, search_id, slot, searcher):
+        self.control = control
+        self.search_id = search_id
+        self.slot = slot
+        self.searcher = searcher
+        self.start = time.perf_counter()
+
+    def elapsed_ms(self):
+        return (time.perf_counter() - self.start) * 1000.0
+
+    def hard_expired(self):
+        self.control[self.slot] = self.searcher.nodes
+        return self.control[0] != self.search_id
+
+    soft_expired = hard_expired
+
+
+def _listen(pipe, inbox):
+    """Pass the main process's commands on; exit the process when its pipe closes."""
+    while True:
+        try:
+            message = pickle.load(pipe)
+        except Exception:   # EOFError: the main process has quit, crashed or been killed
+            os._exit(0)
+        inbox.put(message)
+        if message[0] == "quit":
+            return
+
+
+def _attach(name):
+    """The main process's shared block, without registering it with a resource tracker:
+    before Python 3.13 attaching does so, which starts a tracker process per helper and
+    unlinks the block when the helper ends.  The main process owns the block."""
+    try:
+        return shared_memory.SharedMemory(name=name, track=False)      # Python >= 3.13
+    except TypeError:
+        pass
+    from multiprocessing import resource_tracker
+    register = resource_tracker.register
+    resource_tracker.register = lambda *args: None
+    try:
+        return shared_memory.SharedMemory(name=name)
+    finally:
+        resource_tracker.register = register
+
+
+def helper_main(argv=None):
+    """A helper process (argv: shared block name, table entries, helper index): search
+    what the main process sends on stdin until it says quit or the pipe closes."""
+    shm_name, entries, index = argv or sys.argv[1:4]
+    entries, index = int(entries), int(index)
+    commands = sys.stdin.buffer
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)           # whatever else a helper prints goes to stderr, not to the pipe
+    sys.stdout = sys.stderr
+    shm = _attach(shm_name)
+    control, table, release_views = _views(shm.buf, entries, leader=False)
+    searcher = Searcher(hash_mb=1)
+    searcher.set_table(table)
+    inbox = queue.Queue()
+    threading.Thread(target=_listen, args=(commands, inbox), daemon=True).start()
+
+    def reply(message):
+        try:
+            pickle.dump(message, replies, protocol=pickle.HIGHEST_PROTOCOL)
+            replies.flush()
+        except (OSError, ValueError):
+            os._exit(0)
+
+    reply(("ready",))
+    while True:
+        message = inbox.get()
+        kind = message[0]
+        if kind == "go":
+            _, search_id, age, pos, searchmoves = message
+            table.age = age
+            nodes = 0
+            if control[0] == search_id:
+                limits = Limits()
+                limits.infinite = True
+                limits.searchmoves = searchmoves
+                clock = _HelperClock(control, search_id, 1 + index, searcher)
+                try:
+                    searcher.search(pos, limits, clock, skip_depth=skip_rule(index, len(pos.stack)))
+                except Exception as exc:   # never silently: the main search goes on alone
+                    sys.stderr.write("helper %d: search failed: %r\n" % (index + 1, exc))
+                nodes = searcher.nodes
+            reply(("done", search_id, nodes))
+        elif kind == "clear":
+            searcher.orderer.clear()
+        elif kind == "quit":
+            break
+    searcher.tt = None
+    release_views()
+    shm.close()

@@ -1,0 +1,281 @@
+"""Threads (engine.smp): the shared table against the split one it copies, torn entries,
+helper processes through the facade (they search, stop, change, and end), and the real
+engine with Threads 2 in a subprocess and under python-chess: no helper outlives it."""
+
+import os
+import random
+import signal
+import sys
+import time
+
+import pytest
+
+from engine import smp
+from engine.engine import Engine
+from engine.movegen import generate_moves
+from engine.position import Position
+from engine.timeman import Limits, plan_search
+from engine.tt import SharedTranspositionTable, SplitTranspositionTable, BOUND_EXACT
+
+chess = pytest.importorskip("chess")
+import chess.engine  # noqa: E402
+
+from test_uci import ENGINE_CMD, PROMPT_MS, STOP_LIMIT_MS, Session, protocol_problems  # noqa: E402,F401
+
+KEY_BITS = 63 if sys.implementation.name == "pypy" else 64     # engine.zobrist's key width
+MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQ1RK1 w - - 0 8"
+
+
+def shared_table(entries):
+    buf = memoryview(bytearray(entries * SharedTranspositionTable.ENTRY_BYTES))
+    return SharedTranspositionTable(buf.cast("q"), entries, buf)
+
+
+# ---------------------------------------------------------------------- the shared table
+def test_shared_table_answers_as_the_split_table():
+    rng = random.Random(7)
+    entries = 1024
+    shared = shared_table(entries)
+    split = SplitTranspositionTable(1)
+    split.size = entries
+    split.checks, split.data = [0] * entries, [0] * entries
+    keys = [rng.getrandbits(KEY_BITS) for _ in range(3000)]
+    for step in range(20000):
+        if step % 5000 == 0:
+            shared.new_search()
+            split.new_search()
+        key = rng.choice(keys)
+        ply = rng.randrange(0, 20)
+        if rng.random() < 0.5:
+            args = (key, ply, rng.choice([0, rng.getrandbits(16)]),
+                    rng.choice([rng.randrange(-3000, 3000), 31990, -31990]),
+                    rng.randrange(-2000, 2000), rng.randrange(-8, 40), rng.randrange(1, 4))
+            shared.store(*args)
+            split.store(*args)
+        assert shared.probe(key, ply) == split.probe(key, ply)
+    assert shared.hashfull() == split.hashfull() > 0
+    shared.clear()
+    assert all(shared.probe(key, 0) is None for key in keys)
+
+
+def test_a_torn_entry_fails_its_check():
+    table = shared_table(1024)
+    a, b = 5 + (123 << 40), 5 + (456 << 40)         # the same slot, other positions
+    table.store(a, 0, 77, 100, 20, 5, BOUND_EXACT)
+    words = table.words
+    assert table.probe(a, 0)[0] == 77
+    # another writer's data lands beside a's check word (two processes storing at once)
+    other = shared_table(1024)
+    other.store(b, 0, 99, 300, 0, 9, BOUND_EXACT)
+    words[2 * 5 + 1] = other.words[2 * 5 + 1]
+    assert table.probe(a, 0) is None and table.probe(b, 0) is None
+
+
+def test_helper_depth_skipping_keeps_helpers_apart():
+    # helper 0 leaves out every other depth, helper 1 the others: they never overlap
+    first, second = smp.skip_rule(0, 10), smp.skip_rule(1, 10)
+    for depth in range(2, 30):
+        assert first(depth) != second(depth)
+    assert [smp.skip_rule(2, 0)(d) for d in range(2, 10)].count(True) == 4
+
+
+# ---------------------------------------------------------------------- through the facade
+def go(engine, fen, depth=None, nodes=None, infinite=False):
+    pos = Position(fen)
+    limits = Limits()
+    limits.depth, limits.nodes, limits.infinite = depth, nodes, infinite
+    legal = generate_moves(pos)
+    infos, result = [], []
+    engine.go(pos, limits, plan_search(limits, pos.turn, len(legal)), legal,
+              on_info=infos.append, on_bestmove=lambda best, ponder: result.append(best))
+    return infos, result
+
+
+@pytest.fixture
+def threaded():
+    errors = []
+    engine = Engine(hash_mb=8, on_error=errors.append)
+    engine.set_threads(2)
+    assert engine.wait_ready(60)
+    yield engine, errors
+    pool = engine.pool
+    engine.close()
+    if pool is not None:
+        assert all(proc.poll() is not None for proc in pool.procs)
+
+
+def test_helpers_search_and_stop(threaded):
+    engine, errors = threaded
+    pool = engine.pool
+    assert pool.helpers == 1 and engine.searcher.tt is pool.table
+    # Hash is the total: the one shared block holds the table of 8 MB
+    assert pool.entries * smp.ENTRY_BYTES <= 8 * 1024 * 1024 < (pool.entries + 1) * smp.ENTRY_BYTES
+    assert pool.shm.size >= smp.CONTROL_WORDS * smp.WORD_BYTES + pool.entries * smp.ENTRY_BYTES
+    infos, result = go(engine, MIDDLEGAME, depth=9)
+    assert engine.wait_idle(120)
+    board = chess.Board(MIDDLEGAME)
+    assert len(result) == 1 and chess.Move.from_uci(_uci(result[0])) in board.legal_moves
+    # the helper searched too: the reported nodes are more than the main search's own
+    assert infos[-1]["nodes"] > engine.searcher.nodes
+    # stop ends the helpers' search as well; they stay alive for the next one
+    infos, result = go(engine, MIDDLEGAME, infinite=True)
+    time.sleep(1.0)
+    engine.stop()
+    assert engine.wait_idle(10) and len(result) == 1
+    assert pool.active == [] and pool.control[0] == 0
+    assert all(proc.poll() is None for proc in pool.procs)
+    assert errors == []
+
+
+def _uci(move):
+    from engine.notation import move_to_uci
+    return move_to_uci(move)
+
+
+def test_node_limited_search_is_one_process(threaded):
+    engine, errors = threaded
+    alone = Engine(hash_mb=8)
+    ours, _ = go(engine, MIDDLEGAME, nodes=3000)
+    assert engine.wait_idle(60)
+    theirs, _ = go(alone, MIDDLEGAME, nodes=3000)
+    assert alone.wait_idle(60)
+    assert [(i["depth"], i["nodes"], i["pv"]) for i in ours] == \
+        [(i["depth"], i["nodes"], i["pv"]) for i in theirs]
+    assert errors == []
+
+
+def test_threads_change_between_searches():
+    fresh = Engine(hash_mb=4)
+    engine = Engine(hash_mb=4)
+    for threads in (2, 1, 3, 2):
+        engine.set_threads(threads)
+        assert engine.threads == threads
+        assert (engine.pool is None) == (threads == 1)
+        if engine.pool is not None:
+            assert engine.pool.helpers == threads - 1 and engine.wait_ready(60)
+        _, result = go(engine, MIDDLEGAME, depth=6)
+        assert engine.wait_idle(60) and len(result) == 1
+    engine.set_hash(2)                          # a new size: a new shared block
+    assert engine.pool.entries == smp.table_entries(2)
+    old = engine.pool
+    engine.set_threads(1)                       # back to one: exactly today's search
+    assert all(proc.poll() is not None for proc in old.procs)
+    assert type(engine.searcher.tt) is type(fresh.searcher.tt)
+    engine.set_hash(4)
+    engine.new_game()
+    a, _ = go(engine, MIDDLEGAME, depth=7)
+    b, _ = go(fresh, MIDDLEGAME, depth=7)
+    assert engine.wait_idle(60) and fresh.wait_idle(60)
+    assert [(i["nodes"], i["pv"]) for i in a] == [(i["nodes"], i["pv"]) for i in b]
+
+
+# ---------------------------------------------------------------------- the real engine
+def children(pid):
+    """The pids whose parent is pid (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def helper_pids(pid):
+    out = []
+    for child in children(pid):
+        try:
+            with open("/proc/%d/cmdline" % child, "rb") as f:
+                if b"engine.smp" in f.read():
+                    out.append(child)
+        except OSError:
+            pass
+    return out
+
+
+def wait_gone(pids, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        alive = [pid for pid in pids if os.path.exists("/proc/%d" % pid)
+                 and "Z" not in open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0]]
+        if not alive:
+            return []
+        time.sleep(0.05)
+    return alive
+
+
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
+
+
+@needs_proc
+@pytest.mark.parametrize("ending", ["quit", "eof", "kill"])
+def test_no_helper_outlives_the_engine(ending):
+    s = Session()
+    s.send("uci")
+    s.expect("uciok")
+    s.send("setoption name Threads value 2")
+    s.sync(60)
+    s.send("position fen " + MIDDLEGAME)
+    s.send("go infinite")
+    time.sleep(0.5)
+    helpers = helper_pids(s.proc.pid)
+    assert len(helpers) == 1
+    if ending == "quit":
+        s.send("quit")
+    elif ending == "eof":
+        s.proc.stdin.close()
+    else:
+        os.kill(s.proc.pid, signal.SIGKILL)
+    s.proc.wait(10)
+    assert wait_gone(helpers, 10) == []
+    if ending != "kill":
+        assert s.proc.returncode == 0
+        assert "Traceback" not in "".join(s.stderr)
+
+
+def test_stop_latency_with_helpers():
+    s = Session()
+    s.send("uci")
+    s.expect("uciok")
+    s.send("setoption name Threads value 2")
+    s.sync(60)
+    latencies = []
+    for fen in (chess.STARTING_FEN, MIDDLEGAME, "8/5pk1/6p1/8/3R4/6P1/5PK1/1r6 b - - 0 40"):
+        s.send("position fen " + fen)
+        s.send("go infinite")
+        time.sleep(0.6)
+        s.sync()
+        start = time.perf_counter()
+        s.send("stop")
+        move, _, _ = s.bestmove()
+        latencies.append((time.perf_counter() - start) * 1000)
+        assert chess.Move.from_uci(move) in chess.Board(fen).legal_moves
+    print("\nThreads 2: stop -> bestmove (ms): %s" % " ".join("%.1f" % t for t in latencies))
+    assert min(latencies) < STOP_LIMIT_MS
+    assert max(latencies) < PROMPT_MS
+    s.close()
+    assert "error" not in "".join(s.stderr)
+
+
+def test_threads_under_python_chess(protocol_problems):
+    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD)
+    try:
+        assert engine.options["Threads"].default == 1
+        assert engine.options["Threads"].min == 1
+        engine.configure({"Threads": 2, "Hash": 8})
+        board = chess.Board()
+        for _ in range(6):
+            result = engine.play(board, chess.engine.Limit(time=0.2), info=chess.engine.INFO_ALL)
+            assert result.move in board.legal_moves
+            board.push(result.move)
+        info = engine.analyse(board, chess.engine.Limit(depth=6))
+        assert info["depth"] >= 6 and info["nodes"] > 0
+        engine.configure({"Threads": 1})
+        assert engine.play(board, chess.engine.Limit(nodes=500)).move in board.legal_moves
+    finally:
+        engine.quit()
+    assert protocol_problems == []
