@@ -40,7 +40,7 @@ from engine.position import Position, FenError, STARTING_FEN
 from engine.search import Searcher, BENCH_DEPTH, BENCH_POSITIONS
 from engine.search import run_bench as search_bench
 from engine.skill import SkillPlan, strength_level
-from engine.smp import HelperPool
+from engine.smp import HelperPool, pick_line
 from engine.timeman import Limits
 
 __all__ = [
@@ -390,6 +390,7 @@ class SearchJob(Job):
         # Lazy SMP helpers join a full-strength search without a node limit (a `go nodes`
         # stays one process's fixed amount of work, and its count reproducible)
         self.pool = engine.pool if skill is None and not limits.nodes else None
+        self.last_line = None               # the main search's last complete first line
         self.cond = threading.Condition()
         self.stopped = False
         self.pondering = bool(limits.ponder)
@@ -419,6 +420,8 @@ class SearchJob(Job):
         if self.pool is not None:       # the nodes of every process, as Stockfish counts
             nodes = info["nodes"] + self.pool.helper_nodes()
             info = dict(info, nodes=nodes, nps=nodes * 1000 // max(info["time"], 1))
+            if not info["bound"] and info["multipv"] == 1 and info.get("pv"):
+                self.last_line = info
         if info.get("pv"):
             # a GUI rejects a line with an illegal move: pass on only its legal prefix
             info = dict(info, pv=legal_prefix(self.root, list(info["pv"])))
@@ -448,8 +451,30 @@ class SearchJob(Job):
             if pool is not None:        # every helper idle before the bestmove
                 pool.stop()
                 pool.wait()
+        if pool is not None and pool.lines and self.multipv == 1:
+            best, ponder = self.vote(best, ponder, pool)
         self.result = (best, ponder)
         self.finish()
+
+    def vote(self, best, ponder, pool):
+        """(best, ponder) from the line the processes vote for (engine.smp.pick_line); a
+        helper's line is shown before it is played.  The main search's move stands when
+        its last iteration was cut short with another move (it has no complete line)."""
+        main = self.last_line
+        if main is None or main["pv"][0] != best:
+            return best, ponder
+        lines = [main] + [line for line in pool.lines
+                          if line.get("pv") and line["pv"][0] in self.legal]
+        chosen = pick_line(lines)
+        if chosen is main:
+            return best, ponder
+        shown = {key: value for key, value in main.items() if key not in ("score", "mate")}
+        shown.update(chosen)
+        shown["nodes"] = self.searcher.nodes
+        shown["time"] = int(self.timeman.elapsed_ms())
+        self.report(shown)
+        pv = chosen["pv"]
+        return pv[0], (pv[1] if len(pv) > 1 else 0)
 
     def weakened_search(self):
         """The skill level's search and choice: (best, ponder).

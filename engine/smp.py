@@ -31,18 +31,26 @@ import threading
 import time
 from multiprocessing import shared_memory
 
-from engine.search import Searcher
+from engine.position import Position
+from engine.search import Searcher, BENCH_POSITIONS
 from engine.timeman import Limits
-from engine.tt import SharedTranspositionTable
+from engine.tt import SharedTranspositionTable, new_table
+from engine.types import VALUE_MATE, VALUE_MATE_IN_MAX_PLY
 
 CONTROL_WORDS = 64          # the head of the shared block: the search number, node counts
 WORD_BYTES = 8
 ENTRY_BYTES = SharedTranspositionTable.ENTRY_BYTES
+LINE_KEYS = ("depth", "seldepth", "score", "mate", "pv")   # what a helper's line says
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STOP_WAIT_SECONDS = 1.0     # how long wait() gives a stopped helper before replacing it
 QUIT_WAIT_SECONDS = 1.0     # how long close() gives a helper to exit before killing it
 # Stockfish 8's Lazy SMP: helper i (from 0) leaves out depth d when
 # ((d + game ply + SKIP_PHASE[i % 20]) // SKIP_SIZE[i % 20]) is odd.
+# PyPy's JIT compiles a helper's search while it waits for its first search, as the
+# main process does after `isready` (engine.WARM_UP).
+WARM_UP = sys.implementation.name == "pypy"
+WARM_UP_NODES = 2500            # per bench position
+WARM_UP_HASH_MB = 1
 SKIP_SIZE = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4)
 SKIP_PHASE = (0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7)
 
@@ -85,6 +93,37 @@ def _views(buf, entries, leader):
     return control, table, release
 
 
+def line_value(line):
+    """A report dict's score as one number (mates beyond any centipawn score)."""
+    mate = line.get("mate")
+    if mate is not None:
+        return VALUE_MATE - 2 * mate if mate > 0 else -VALUE_MATE - 2 * mate
+    return line.get("score") or 0
+
+
+def pick_line(lines):
+    """The line to play among the processes' last complete ones (the main search's
+    first): Stockfish's vote.  Each line votes for its move with (its score - the lowest
+    score + 14) * its depth; the move with the most votes wins, except that a proven mate
+    wins outright, the shortest one first, and a line being mated never does."""
+    values = [line_value(line) for line in lines]
+    low = min(values)
+    votes = {}
+    for line, value in zip(lines, values):
+        move = line["pv"][0]
+        votes[move] = votes.get(move, 0) + (value - low + 14) * line["depth"]
+    best, best_value = lines[0], values[0]
+    for line, value in zip(lines[1:], values[1:]):
+        if abs(best_value) >= VALUE_MATE_IN_MAX_PLY:
+            better = value > best_value
+        else:
+            better = value >= VALUE_MATE_IN_MAX_PLY or (
+                value > -VALUE_MATE_IN_MAX_PLY and votes[line["pv"][0]] > votes[best["pv"][0]])
+        if better:
+            best, best_value = line, value
+    return best
+
+
 def skip_rule(helper_index, game_ply):
     """The helper's skip_depth for engine.search (see SKIP_SIZE)."""
     size = SKIP_SIZE[helper_index % 20]
@@ -108,6 +147,7 @@ class HelperPool:
         self.inboxes = [None] * helpers     # what each helper said, read by a thread each
         self.ready = [False] * helpers      # has it said it is ready?
         self.active = []                    # the helpers searching (told to go)
+        self.lines = []                     # their last complete lines of the last search
         self.closed = False
         for index in range(helpers):
             self._spawn(index)
@@ -203,6 +243,7 @@ class HelperPool:
         answer in time is replaced.  Returns the helpers' nodes."""
         deadline = time.monotonic() + timeout
         active, self.active = self.active, []
+        self.lines = []
         for index in active:
             while True:
                 message = self._next_message(index, deadline - time.monotonic())
@@ -214,6 +255,8 @@ class HelperPool:
                     break
                 if message[0] == "done" and message[1] == self.search_id:
                     self.control[1 + index] = message[2]
+                    if message[3]:
+                        self.lines.append(message[3])
                     break
         return self.helper_nodes()
 
@@ -316,6 +359,39 @@ def _attach(name):
         resource_tracker.register = register
 
 
+class _WarmUpClock:
+    """Runs until the main process has something to say."""
+
+    def __init__(self, inbox):
+        self.inbox = inbox
+
+    def elapsed_ms(self):
+        return 0.0
+
+    def hard_expired(self):
+        return not self.inbox.empty()
+
+    soft_expired = hard_expired
+
+
+def _warm_up(searcher, inbox):
+    """PyPy: compile the search while idle (as engine.WarmUpJob does for the main
+    process), on a table of its own; the first command from the main process ends it."""
+    table = searcher.tt
+    searcher.set_table(new_table(WARM_UP_HASH_MB))
+    clock = _WarmUpClock(inbox)
+    try:
+        for fen in BENCH_POSITIONS:
+            if clock.hard_expired():
+                break
+            limits = Limits()
+            limits.nodes = WARM_UP_NODES
+            searcher.search(Position(fen), limits, clock)
+    finally:
+        searcher.set_table(table)
+        searcher.orderer.clear()
+
+
 def helper_main(argv=None):
     """A helper process (argv: shared block name, table entries, helper index): search
     what the main process sends on stdin until it says quit or the pipe closes."""
@@ -340,6 +416,8 @@ def helper_main(argv=None):
             os._exit(0)
 
     reply(("ready",))
+    if WARM_UP:
+        _warm_up(searcher, inbox)
     while True:
         message = inbox.get()
         kind = message[0]
@@ -347,17 +425,25 @@ def helper_main(argv=None):
             _, search_id, age, pos, searchmoves = message
             table.age = age
             nodes = 0
+            last = {}
+
+            def keep(info):
+                if not info["bound"] and info["multipv"] == 1:
+                    last.clear()
+                    last.update((key, info[key]) for key in LINE_KEYS if key in info)
+
             if control[0] == search_id:
                 limits = Limits()
                 limits.infinite = True
                 limits.searchmoves = searchmoves
                 clock = _HelperClock(control, search_id, 1 + index, searcher)
                 try:
-                    searcher.search(pos, limits, clock, skip_depth=skip_rule(index, len(pos.stack)))
+                    searcher.search(pos, limits, clock, report=keep,
+                                    skip_depth=skip_rule(index, len(pos.stack)))
                 except Exception as exc:   # never silently: the main search goes on alone
                     sys.stderr.write("helper %d: search failed: %r\n" % (index + 1, exc))
                 nodes = searcher.nodes
-            reply(("done", search_id, nodes))
+            reply(("done", search_id, nodes, last))
         elif kind == "clear":
             searcher.orderer.clear()
         elif kind == "quit":

@@ -79,6 +79,57 @@ def test_helper_depth_skipping_keeps_helpers_apart():
     assert [smp.skip_rule(2, 0)(d) for d in range(2, 10)].count(True) == 4
 
 
+def line(move, depth, score=None, mate=None):
+    out = {"depth": depth, "pv": [move, 999]}
+    out.update({"score": score} if mate is None else {"mate": mate})
+    return out
+
+
+def test_the_vote_among_lines():
+    main = line(1, 10, 20)
+    assert smp.pick_line([main, line(1, 12, 90)]) is main             # the same move
+    assert smp.pick_line([main, line(2, 11, 10)]) is main             # lower, hardly deeper
+    deeper = line(2, 11, 30)
+    assert smp.pick_line([main, deeper]) is deeper                    # higher and deeper
+    assert smp.pick_line([main, line(2, 5, 30)]) is main              # higher but shallow
+    mate = line(2, 5, mate=3)
+    assert smp.pick_line([main, mate]) is mate                        # a mate wins outright
+    assert smp.pick_line([line(1, 9, mate=2), mate])["pv"][0] == 1    # the shorter mate
+    assert smp.pick_line([main, line(2, 30, mate=-4)]) is main        # never a mated line
+    # three lines: two votes for move 2 outweigh one better line for move 1
+    a, b, c = line(1, 10, 25), line(2, 10, 20), line(2, 10, 20)
+    assert smp.pick_line([a, b, c])["pv"][0] == 2
+
+
+def test_a_helpers_line_is_shown_before_it_is_played():
+    from engine.engine import SearchJob
+
+    class Pool:
+        lines = []
+
+    pos = Position(MIDDLEGAME)
+    legal = generate_moves(pos)
+    limits = Limits()
+    limits.depth = 5
+    shown = []
+    job = SearchJob(Engine(hash_mb=1), pos, limits, plan_search(limits, pos.turn, len(legal)),
+                    legal, 1, False, shown.append, None)
+    main = dict(line(legal[0], 8, 15), seldepth=12, multipv=1, nodes=100, nps=1, time=1,
+                hashfull=0, bound=None)
+    main["pv"] = [legal[0]]
+    job.last_line = main
+    Pool.lines = [dict(line(legal[1], 9, 40), seldepth=14)]
+    Pool.lines[0]["pv"] = [legal[1]]
+    assert job.vote(legal[0], 0, Pool) == (legal[1], 0)
+    assert shown[-1]["pv"] == [legal[1]] and shown[-1]["depth"] == 9 and shown[-1]["score"] == 40
+    assert "mate" not in shown[-1] and shown[-1]["multipv"] == 1
+    # an illegal helper move never counts; the main move stands when its line was cut short
+    Pool.lines = [dict(line(12345, 20, 500), seldepth=20)]
+    assert job.vote(legal[0], 0, Pool) == (legal[0], 0)
+    Pool.lines = [dict(line(legal[1], 9, 40), seldepth=14)]
+    assert job.vote(legal[2], 0, Pool) == (legal[2], 0)
+
+
 # ---------------------------------------------------------------------- through the facade
 def go(engine, fen, depth=None, nodes=None, infinite=False):
     pos = Position(fen)
