@@ -451,8 +451,8 @@ class SearchJob(Job):
             if pool is not None:        # every helper idle before the bestmove
                 pool.stop()
                 pool.wait()
-        if pool is not None and pool.lines and self.multipv == 1:
-            best, ponder = self.vote(best, ponder, pool)
+        if pool is not None and pool.lines and self.multipv == 1 and not self.limits.depth:
+            best, ponder = self.vote(best, ponder, pool)    # (Stockfish: not for `go depth`)
         self.result = (best, ponder)
         self.finish()
 
