@@ -59,6 +59,20 @@ def table_entries(mb):
     return max(1024, int(mb * 1024 * 1024) // ENTRY_BYTES)
 
 
+def _check_shared_memory(size):
+    """Raise OSError if /dev/shm (Linux) cannot hold size bytes: a block larger than its
+    room is created all the same, and the process dies (SIGBUS) when it fills up.
+    Containers often give /dev/shm only 64 MB."""
+    try:
+        stat = os.statvfs("/dev/shm")
+    except (AttributeError, OSError):
+        return                  # not Linux, or no /dev/shm: the platform's own rules
+    free = stat.f_bavail * stat.f_frsize
+    if free < size:
+        raise OSError("Hash %d MB does not fit in /dev/shm (%d MB free)"
+                      % (size >> 20, free >> 20))
+
+
 def _word_view(buf, keep):
     """Signed 64-bit words over buf: a cffi array on PyPy (its JIT reads a memoryview
     ~50x slower), else a memoryview cast to 'q'.  keep gets what must be released."""
@@ -138,8 +152,9 @@ class HelperPool:
         self.on_error = on_error or (lambda message: sys.stderr.write("error: %s\n" % message))
         self.entries = table_entries(hash_mb)
         self.hash_mb = hash_mb
-        self.shm = shared_memory.SharedMemory(
-            create=True, size=CONTROL_WORDS * WORD_BYTES + self.entries * ENTRY_BYTES)
+        size = CONTROL_WORDS * WORD_BYTES + self.entries * ENTRY_BYTES
+        _check_shared_memory(size)
+        self.shm = shared_memory.SharedMemory(create=True, size=size)
         self.control, self.table, self._release_views = _views(self.shm.buf, self.entries,
                                                                leader=True)
         self.search_id = 0
@@ -149,8 +164,13 @@ class HelperPool:
         self.active = []                    # the helpers searching (told to go)
         self.lines = []                     # their last complete lines of the last search
         self.closed = False
-        for index in range(helpers):
-            self._spawn(index)
+        try:
+            for index in range(helpers):
+                self._spawn(index)
+        except BaseException:
+            self.procs = [proc for proc in self.procs if proc is not None]
+            self.close()
+            raise
 
     @property
     def helpers(self):

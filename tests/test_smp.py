@@ -330,3 +330,17 @@ def test_threads_under_python_chess(protocol_problems):
     finally:
         engine.quit()
     assert protocol_problems == []
+
+
+def test_no_room_for_the_table_means_one_thread(monkeypatch):
+    class Tiny:
+        f_bavail, f_frsize = 100, 4096          # 400 kB free in /dev/shm
+
+    monkeypatch.setattr(os, "statvfs", lambda path: Tiny())
+    errors = []
+    engine = Engine(hash_mb=4, on_error=errors.append)
+    engine.set_threads(2)
+    assert engine.pool is None and engine.threads == 1
+    assert len(errors) == 1 and "does not fit in /dev/shm" in errors[0] and "one" in errors[0]
+    _, result = go(engine, MIDDLEGAME, depth=4)
+    assert engine.wait_idle(60) and len(result) == 1
