@@ -27,16 +27,16 @@ from engine.types import VALUE_MATE
 # --- The scale (the UCI options) -----------------------------------------------------
 MIN_LEVEL = 0
 MAX_LEVEL = 20              # Skill Level 20 and UCI_Elo MAX_ELO: full strength
-MIN_ELO = 800               # the lowest UCI_Elo (about level 5.8; Skill Level goes lower)
+MIN_ELO = 800               # the lowest UCI_Elo (about level 5; Skill Level goes lower)
 MAX_ELO = 1900              # full strength (about 1870 at 10 s + 0.1 s on CPython)
-DEFAULT_ELO = 1500          # a club beginner: level 13.6
-# The calibration: (level, the UCI_Elo it plays at), measured with scripts/calibrate.py
-# against Stockfish 15.1 at 10 s + 0.1 s (docs/measurements.md); UCI_Elo maps onto levels
-# by straight lines between these points.  Level 10: 1174 (-176 +/- 87 against 1350, 60
-# games); 14.5: 1577 (-23 +/- 88 against 1600); 18.2: 1700 (-101 +/- 79 against 1800); 20:
-# full strength, ~1870.  The first point is the 10..14.5 slope (90 Elo a level) extended
-# down to MIN_ELO: below 1350 Stockfish cannot measure it.
-ELO_AT_LEVEL = ((5.8, 800), (10.0, 1174), (14.5, 1577), (18.2, 1700), (20.0, 1870))
+DEFAULT_ELO = 1500          # a club beginner: level 14.3
+# The calibration: (level, the UCI_Elo it plays at), from scripts/calibrate.py against
+# Stockfish 15.1 at 10 s + 0.1 s (docs/measurements.md); UCI_Elo maps onto levels by
+# straight lines between these points.  13.1: 1350 (at 11.97: -78 +/- 71, 100 games; at 10:
+# -176 +/- 87, 60 games); 15.19: 1600 (-60 +/- 56, 100 games: within the goal); 19.26: 1800;
+# 20: full strength, ~1870.  Below 1350 Stockfish cannot measure: the first point extends
+# the fit of all games so far (68 Elo a level) down to MIN_ELO.
+ELO_AT_LEVEL = ((5.0, 800), (13.1, 1350), (15.19, 1600), (19.26, 1800), (20.0, 1870))
 
 # --- The table: what a level searches and how it errs (to be calibrated) -------------
 MULTIPV = 4                 # candidate moves the choice is made among (Stockfish: 4)
