@@ -1,6 +1,6 @@
 """Static evaluation: tapered material + piece-square score plus positional terms.
 
-Terms, each an (mg, eg) pair: material + PeSTO piece-square values (kept incrementally in
+Terms, each an (mg, eg) pair: material + piece-square values (kept incrementally in
 ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward), passed-pawn king
 proximity, mobility (squares neither held by own pieces nor attacked by enemy pawns), king
 safety (attacks on the king zone, pawn shield), bishop pair, mop-up against a bare king, and
@@ -15,10 +15,11 @@ whole evaluations.
 as a table from white's view (what the UCI ``eval`` command prints); the tests require
 ``evaluate`` to agree with its 'total'.
 
-The weights are the upper-case constants below, each with the match that justifies it.
-BASILISK_EVAL overrides them at import (``MOBILITY_PERCENT=50,BISHOP_PAIR=20:40``, a pair as
-mg:eg); ``PSQT_ONLY=1`` reduces evaluate to material + PST.  scripts/ablations.py names the
-setting that switches each term off for an A/B match.
+The weights come from engine.weights (scripts/tune.py fits them to game results); the
+matches that justify each term are listed below, beside the switches for A/B matches.
+BASILISK_EVAL overrides both at import (``MOBILITY_PERCENT=50,BISHOP_PAIR=20:40``, a pair
+as mg:eg); ``PSQT_ONLY=1`` reduces evaluate to material + PST.  scripts/ablations.py names
+the setting that switches each term off for an A/B match.
 """
 
 import os
@@ -30,51 +31,31 @@ from engine.endgame import EXACT, endgame_verdict
 from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.tunables import apply_overrides
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
+from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, DOUBLED, ISOLATED,
+                            KING_ATTACK_UNITS, MOBILITY_CENTRE, MOBILITY_WEIGHT, MOPUP_EDGE,
+                            MOPUP_KINGS, PASSED_EG, PASSED_MG, PASSER_ENEMY_KING,
+                            PASSER_OWN_KING, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE,
+                            SCALE_OCB_BISHOPS_ONLY, SCALE_OCB_PER_PASSER, SCALE_OCB_WITH_PIECES,
+                            SCALE_PAWNLESS_MINOR, SCALE_PAWNLESS_V_MINOR,
+                            SCALE_PAWNLESS_V_PIECES, SCALE_TWO_KNIGHTS,
+                            SCALE_TWO_KNIGHTS_V_PAWNS, SHIELD_FAR, SHIELD_NEAR, TEMPO)
 
-# --- Weights (centipawns, (mg, eg)) ------------------------------------------------------
-# Figures: A/B matches of the term on against off (scripts/match.py, 2moves_v1 openings
-# with both colours), Elo with its 95% interval; docs/measurements.md has the details.
+# --- Weights ----------------------------------------------------------------------------
+# The values are engine/weights.py's (scripts/tune.py writes it).  What each term bought in
+# an A/B match of it on against off (scripts/match.py, 2moves_v1 openings with both
+# colours; Elo with its 95% interval, details in docs/measurements.md):
+#   mobility                          +24 +/- 44, 200 games at 1,000 nodes
+#   passed pawns with king distance   +52 +/- 44, 200 games at 1,000 nodes
+#   isolated, doubled and backward    +30 +/- 44, 200 games at 1,000 nodes
+#   king attack and shield            +32 +/- 55, 120 games at 10,000 nodes (noise at 1,000, 3,000)
+#   bishop pair                       +26 +/- 44, 200 games at 1,000 nodes
+#   mop-up                            +92 +/- 54, 100 games from KRK/KQK/KBNK starts at 3,000 nodes
+#   rooks on (semi-)open files        +0 +/- 51, 120 games at 10,000 nodes: weighted 0
+#   tempo                             +6 +/- 53, 120 games at 10,000 nodes: weighted 0
+# (BASILISK_EVAL turns the last two back on: ROOK_OPEN_FILE=25:10,ROOK_SEMI_OPEN_FILE=12:6,
+# TEMPO=15:5 were the values measured.)
 PHASE_WEIGHTS = {KNIGHT: 1, BISHOP: 1, ROOK: 2, QUEEN: 4}    # evaluate(), game_phase() inline these
 MAX_PHASE = 24
-
-# Mobility, Fruit-style: linear in the number of safe squares, centred on a typical count
-# so a piece's PST value stays its value at average mobility.
-# +24 +/- 44 Elo, 200 games at 1,000 nodes
-MOBILITY_WEIGHT = {KNIGHT: (4, 4), BISHOP: (5, 5), ROOK: (2, 4), QUEEN: (1, 2)}
-MOBILITY_CENTRE = {KNIGHT: 4, BISHOP: 6, ROOK: 7, QUEEN: 13}
-
-# Pawn structure, per pawn.  Passed bonus by relative rank (index 0 = own back rank);
-# PeSTO's pawn tables already pay for advanced pawns, so these are modest.
-PASSED_MG = (0, 0, 0, 5, 15, 30, 50, 0)     # passed pawns with the king distance below:
-PASSED_EG = (0, 5, 10, 20, 35, 60, 90, 0)   # +52 +/- 44 Elo, 200 games at 1,000 nodes
-# Isolated, doubled and backward together: +30 +/- 44 Elo, 200 games at 1,000 nodes
-DOUBLED = (-10, -20)
-ISOLATED = (-10, -15)
-BACKWARD = (-8, -10)
-# Passed pawns in the endgame: per step of king distance to the pawn's stop square,
-# times (relative rank - 2) for pawns on the 4th rank or further.
-PASSER_ENEMY_KING = 5
-PASSER_OWN_KING = 2
-
-# King safety: attack units per attacked king-zone square by piece type, scaled by how
-# many pieces take part (the CPW "attacking king zone" scheme); middlegame only, and only
-# while the attacker has a queen.
-# Attack and shield: +32 +/- 55 Elo, 120 games at 10,000 nodes (within noise at 1,000 and 3,000)
-KING_ATTACK_UNITS = {KNIGHT: 20, BISHOP: 20, ROOK: 40, QUEEN: 80}
-ATTACKER_WEIGHT = (0, 0, 50, 75, 88, 94, 97, 99, 100, 100, 100, 100, 100, 100, 100, 100, 100)
-SHIELD_NEAR = 10      # own pawn right in front of the king (king on its first two ranks)
-SHIELD_FAR = 5        # own pawn two ranks in front
-
-BISHOP_PAIR = (30, 50)        # +26 +/- 44 Elo, 200 games at 1,000 nodes
-# Off (weight 0) as measured; BASILISK_EVAL turns them back on at 25:10, 12:6 and 15:5.
-ROOK_OPEN_FILE = (0, 0)       # with the semi-open bonus: +0 +/- 51 Elo, 120 games at 10,000 nodes
-ROOK_SEMI_OPEN_FILE = (0, 0)
-TEMPO = (0, 0)                # side-to-move bonus: +6 +/- 53 Elo, 120 games at 10,000 nodes
-
-# Mop-up against a bare king: drive it to the edge (or KBN's corner) and close in.
-# +92 +/- 54 Elo, 100 games from KRK/KQK/KBNK starts at 3,000 nodes
-MOPUP_EDGE = 10
-MOPUP_KINGS = 4
 
 # Whole-term switches for A/B matches (percent of the weights above).
 MOBILITY_PERCENT = 100
@@ -170,6 +151,14 @@ MANHATTAN = _square_metric(lambda df, dr: df + dr)
 # file distance plus rank distance from the four centre squares: 0 in the centre, 6 in a corner
 CENTRE_MANHATTAN = [(3 - min(sq & 7, 7 - (sq & 7))) + (3 - min(sq >> 3, 7 - (sq >> 3)))
                     for sq in range(64)]
+
+# scale_rule()'s answers with a fixed factor (the opposite-bishops rule adds per passed pawn)
+SCALE_BY_RULE = {"SCALE_PAWNLESS_MINOR": SCALE_PAWNLESS_MINOR,
+                 "SCALE_PAWNLESS_V_MINOR": SCALE_PAWNLESS_V_MINOR,
+                 "SCALE_PAWNLESS_V_PIECES": SCALE_PAWNLESS_V_PIECES,
+                 "SCALE_TWO_KNIGHTS": SCALE_TWO_KNIGHTS,
+                 "SCALE_TWO_KNIGHTS_V_PAWNS": SCALE_TWO_KNIGHTS_V_PAWNS,
+                 "SCALE_OCB_WITH_PIECES": SCALE_OCB_WITH_PIECES}
 
 PASSED_PACKED = tuple(pack(PASSED_MG[r], PASSED_EG[r]) for r in range(8))
 DOUBLED_PACKED = pack(*DOUBLED)
@@ -275,8 +264,9 @@ def _non_pawn_material(bbs, color):
             + VALUE_ROOK_MG * popcount(bbs[b | ROOK]) + VALUE_QUEEN_MG * popcount(bbs[b | QUEEN]))
 
 
-def scale_factor(pos, strong, passed_strong=0):
-    """How much of the score (out of 64) the side ahead keeps in drawish endings."""
+def scale_rule(pos, strong):
+    """The drawish-ending rule that shrinks the score when ``strong`` is ahead: the name of
+    its SCALE_* weight, or None when the score stays whole."""
     bbs = pos.bbs
     weak = strong ^ 1
     s, w = strong << 3, weak << 3
@@ -286,30 +276,41 @@ def scale_factor(pos, strong, passed_strong=0):
         if npm_s - npm_w <= VALUE_BISHOP_MG:
             # a minor up (or less) without pawns: KB v K, KR v KB, KRB v KR ...
             if npm_s < VALUE_ROOK_MG:
-                return 0
-            return 4 if npm_w <= VALUE_BISHOP_MG else 14
+                return "SCALE_PAWNLESS_MINOR"
+            return "SCALE_PAWNLESS_V_MINOR" if npm_w <= VALUE_BISHOP_MG else "SCALE_PAWNLESS_V_PIECES"
         if npm_s == 2 * VALUE_KNIGHT_MG and popcount(bbs[s | KNIGHT]) == 2:
             # two knights cannot force mate (against pawns they sometimes can)
-            return 0 if not bbs[w | PAWN] else 16
+            return "SCALE_TWO_KNIGHTS_V_PAWNS" if bbs[w | PAWN] else "SCALE_TWO_KNIGHTS"
     wb, bb = bbs[BISHOP], bbs[8 | BISHOP]
     if (wb and bb and not wb & (wb - 1) and not bb & (bb - 1)
             and bool(wb & BB_LIGHT_SQUARES) != bool(bb & BB_LIGHT_SQUARES)):
         # opposite-coloured bishops: very drawish alone, somewhat with other pieces
         if npm_s == VALUE_BISHOP_MG and npm_w == VALUE_BISHOP_MG:
-            return min(SCALE_NORMAL, 18 + 4 * popcount(passed_strong))
-        return 46
-    return SCALE_NORMAL
+            return "SCALE_OCB_BISHOPS_ONLY"
+        return "SCALE_OCB_WITH_PIECES"
+    return None
 
 
-def mopup(pos, strong):
-    """Endgame bonus (for ``strong``) driving a bare enemy king to the edge; 0 without mating material."""
+def scale_factor(pos, strong, passed_strong=0):
+    """How much of the score (out of 64) the side ahead keeps in drawish endings."""
+    rule = scale_rule(pos, strong)
+    if rule is None:
+        return SCALE_NORMAL
+    if rule == "SCALE_OCB_BISHOPS_ONLY":
+        return min(SCALE_NORMAL, SCALE_OCB_BISHOPS_ONLY + SCALE_OCB_PER_PASSER * popcount(passed_strong))
+    return SCALE_BY_RULE[rule]
+
+
+def mopup_steps(pos, strong):
+    """(edge, closeness) of a bare enemy king, which mopup() weighs by MOPUP_EDGE and
+    MOPUP_KINGS; None when ``strong`` has no mating material."""
     bbs = pos.bbs
     s = strong << 3
     bishops, knights = bbs[s | BISHOP], bbs[s | KNIGHT]
     heavy = bbs[s | QUEEN] | bbs[s | ROOK]
     if not (heavy or (bishops & BB_LIGHT_SQUARES and bishops & BB_DARK_SQUARES)
             or (bishops and knights)):
-        return 0
+        return None
     weak_king = pos.king_square(strong ^ 1)
     strong_king = pos.king_square(strong)
     edge = CENTRE_MANHATTAN[weak_king]
@@ -317,7 +318,13 @@ def mopup(pos, strong):
         # KBN: mate can only be forced in a corner of the bishop's colour
         corners = (7, 56) if bishops & BB_LIGHT_SQUARES else (0, 63)
         edge = 2 * (7 - min(DISTANCE[weak_king][corners[0]], DISTANCE[weak_king][corners[1]]))
-    return MOPUP_EDGE * edge + MOPUP_KINGS * (14 - MANHATTAN[weak_king][strong_king])
+    return edge, 14 - MANHATTAN[weak_king][strong_king]
+
+
+def mopup(pos, strong):
+    """Endgame bonus (for ``strong``) driving a bare enemy king to the edge; 0 without mating material."""
+    steps = mopup_steps(pos, strong)
+    return MOPUP_EDGE * steps[0] + MOPUP_KINGS * steps[1] if steps else 0
 
 
 def _blend(pos, mg, eg, phase):
@@ -584,17 +591,17 @@ def _reference_scale(strong, weak, strong_passed):
         if npm_s - npm_w <= VALUE_BISHOP_MG:
             # at most a minor piece up, without pawns: KB v K, KR v KB, KRB v KR ...
             if npm_s < VALUE_ROOK_MG:
-                return 0
-            return 4 if npm_w <= VALUE_BISHOP_MG else 14
+                return SCALE_PAWNLESS_MINOR
+            return SCALE_PAWNLESS_V_MINOR if npm_w <= VALUE_BISHOP_MG else SCALE_PAWNLESS_V_PIECES
         if npm_s == 2 * VALUE_KNIGHT_MG and strong.count(KNIGHT) == 2:
             # two knights cannot force mate (against pawns they sometimes can)
-            return 16 if weak.count(PAWN) else 0
+            return SCALE_TWO_KNIGHTS_V_PAWNS if weak.count(PAWN) else SCALE_TWO_KNIGHTS
     if (strong.count(BISHOP) == 1 and weak.count(BISHOP) == 1
             and _is_light(strong.squares[BISHOP][0]) != _is_light(weak.squares[BISHOP][0])):
         # opposite-coloured bishops: very drawish alone, somewhat with other pieces
         if npm_s == npm_w == VALUE_BISHOP_MG:
-            return min(SCALE_NORMAL, 18 + 4 * strong_passed)
-        return 46
+            return min(SCALE_NORMAL, SCALE_OCB_BISHOPS_ONLY + SCALE_OCB_PER_PASSER * strong_passed)
+        return SCALE_OCB_WITH_PIECES
     return SCALE_NORMAL
 
 
