@@ -370,7 +370,10 @@ def _attach(name):
         return shared_memory.SharedMemory(name=name, track=False)      # Python >= 3.13
     except TypeError:
         pass
-    from multiprocessing import resource_tracker
+    try:
+        from multiprocessing import resource_tracker
+    except ImportError:         # a platform without one (it has nothing to register then)
+        return shared_memory.SharedMemory(name=name)
     register = resource_tracker.register
     resource_tracker.register = lambda *args: None
     try:
