@@ -40,6 +40,7 @@ from engine.position import Position, FenError, STARTING_FEN
 from engine.search import Searcher, BENCH_DEPTH, BENCH_POSITIONS
 from engine.search import run_bench as search_bench
 from engine.skill import SkillPlan, strength_level
+from engine import smp
 from engine.smp import HelperPool, pick_line
 from engine.timeman import Limits
 
@@ -451,7 +452,8 @@ class SearchJob(Job):
             if pool is not None:        # every helper idle before the bestmove
                 pool.stop()
                 pool.wait()
-        if pool is not None and pool.lines and self.multipv == 1 and not self.limits.depth:
+        if (pool is not None and pool.lines and self.multipv == 1 and not self.limits.depth
+                and smp.USE_VOTE):
             best, ponder = self.vote(best, ponder, pool)    # (Stockfish: not for `go depth`)
         self.result = (best, ponder)
         self.finish()

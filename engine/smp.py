@@ -35,6 +35,7 @@ from engine.position import Position
 from engine.search import Searcher, BENCH_POSITIONS
 from engine.timeman import Limits
 from engine.tt import SharedTranspositionTable, new_table
+from engine.tunables import apply_overrides
 from engine.types import VALUE_MATE, VALUE_MATE_IN_MAX_PLY
 
 CONTROL_WORDS = 64          # the head of the shared block: the search number, node counts
@@ -44,6 +45,9 @@ LINE_KEYS = ("depth", "seldepth", "score", "mate", "pv")   # what a helper's lin
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STOP_WAIT_SECONDS = 1.0     # how long wait() gives a stopped helper before replacing it
 QUIT_WAIT_SECONDS = 1.0     # how long close() gives a helper to exit before killing it
+# The helpers' lines vote on the move played (pick_line); 0 plays the main search's move.
+# Not yet measured on its own: the Threads 2 match (docs/measurements.md) had it on.
+USE_VOTE = True
 # Stockfish 8's Lazy SMP: helper i (from 0) leaves out depth d when
 # ((d + game ply + SKIP_PHASE[i % 20]) // SKIP_SIZE[i % 20]) is odd.
 # PyPy's JIT compiles a helper's search while it waits for its first search, as the
@@ -53,6 +57,11 @@ WARM_UP_NODES = 2500            # per bench position
 WARM_UP_HASH_MB = 1
 SKIP_SIZE = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4)
 SKIP_PHASE = (0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7)
+USE_DEPTH_SKIPPING = True   # 0: every helper searches every depth (for an A/B match)
+
+# BASILISK_SMP overrides the switches above at import, e.g. USE_VOTE=0 (in helpers too:
+# they inherit the environment)
+apply_overrides(globals(), os.environ.get("BASILISK_SMP", ""), "Threads tunable")
 
 
 def table_entries(mb):
@@ -139,7 +148,9 @@ def pick_line(lines):
 
 
 def skip_rule(helper_index, game_ply):
-    """The helper's skip_depth for engine.search (see SKIP_SIZE)."""
+    """The helper's skip_depth for engine.search (see SKIP_SIZE); None with it off."""
+    if not USE_DEPTH_SKIPPING:
+        return None
     size = SKIP_SIZE[helper_index % 20]
     phase = SKIP_PHASE[helper_index % 20] + game_ply
     return lambda depth: (depth + phase) // size % 2 == 1

@@ -344,3 +344,16 @@ def test_no_room_for_the_table_means_one_thread(monkeypatch):
     assert len(errors) == 1 and "does not fit in /dev/shm" in errors[0] and "one" in errors[0]
     _, result = go(engine, MIDDLEGAME, depth=4)
     assert engine.wait_idle(60) and len(result) == 1
+
+
+def test_threads_switches_for_ab_matches():
+    import subprocess
+    probe = "import engine.smp as s; print(s.USE_VOTE, s.USE_DEPTH_SKIPPING, s.skip_rule(0, 0))"
+    env = dict(os.environ, BASILISK_SMP="USE_VOTE=0,USE_DEPTH_SKIPPING=0")
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.split() == ["False", "False", "None"], out.stderr
+    env["BASILISK_SMP"] = "USE_VOTES=0"         # a typo stops the engine instead of being ignored
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode != 0 and "unknown Threads tunable 'USE_VOTES'" in out.stderr
