@@ -14,6 +14,7 @@ from engine.position import Position
 from engine.search import Searcher, run_bench, CHECK_INTERVAL
 from engine.timeman import Limits, TimeManager
 from engine.tt import BOUND_UPPER
+from engine.types import VALUE_INFINITE, VALUE_MATE
 
 
 def run(fen, depth=None, nodes=None, multipv=1, searchmoves=(), movetime=None, searcher=None):
@@ -81,6 +82,25 @@ def test_stalemate_has_no_move():
 
 def test_checkmated_has_no_move():
     assert run("R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1", depth=3)[:2] == (0, 0)
+
+
+def interior_score(fen, depth):
+    """_search's score at an interior node (ply 1, full window): the staged move loop."""
+    searcher = Searcher(1)
+    searcher.timeman = TimeManager(Limits(), 0)
+    pos = Position(fen)
+    return searcher._search(pos, depth, -VALUE_INFINITE, VALUE_INFINITE, 1, False, pos.in_check())
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_staged_moves_see_mate_and_stalemate_below_the_root(depth):
+    # no captures and no quiet moves: stalemate is 0, checkmate is mate from this ply
+    assert interior_score("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", depth) == 0
+    assert interior_score("R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1", depth) == -VALUE_MATE + 1
+    # a capture is the only move (Kxb7, then bare kings): no quiets, but not mate either
+    assert interior_score("k7/1Q6/8/8/8/8/8/7K b - - 0 1", depth) == 0
+    # only quiet moves (the king's), and a capture-free win for the side to move
+    assert interior_score("7k/8/6K1/8/8/8/8/R7 w - - 0 1", depth) == VALUE_MATE - 2
 
 
 def test_perpetual_check_is_a_draw():
