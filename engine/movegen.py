@@ -7,8 +7,7 @@ Everything returned is therefore legal.  Moves are ints (see ``engine.types``).
 
 ``generate_moves(pos)`` gives every legal move.  ``generate_captures(pos)`` (also
 ``generate_moves(pos, False)``) gives captures, en passant and queen promotions only, for
-quiescence search, in the order generate_moves gives them; ``generate_quiets(pos)`` gives
-the rest, also in that order.
+quiescence search, in the order generate_moves gives them.
 
 "All squares" is written -1 rather than a 64-bit mask, and complements stay as ``~x``
 (negative ints), always ANDed with a real bitboard before use: on PyPy an int >= 2**63
@@ -29,8 +28,6 @@ _PROMOTIONS = tuple(flag << FLAG_SHIFT
 _CAPTURE_PROMOTIONS = tuple(promotion | MOVE_CAPTURE for promotion in _PROMOTIONS)
 _QUEEN_PROMOTIONS = _PROMOTIONS[:1]
 _QUEEN_CAPTURE_PROMOTIONS = _CAPTURE_PROMOTIONS[:1]
-_UNDER_PROMOTIONS = _PROMOTIONS[1:]
-_UNDER_CAPTURE_PROMOTIONS = _CAPTURE_PROMOTIONS[1:]
 
 # TO_BITS[sq] = sq << TO_SHIFT: a list lookup is cheaper than the shift in CPython's
 # per-move loops (64 vs 84 ns a move, measured), with the from square and flag ORed once
@@ -334,116 +331,6 @@ def generate_captures(pos):
     return moves
 
 
-def generate_quiets(pos):
-    """Legal moves that generate_captures leaves out: quiet moves, castling and
-    under-promotions (pushes and captures), in the order generate_moves gives them.  With
-    generate_captures it makes the search's staged generation: a node cut off by a capture
-    never generates its quiet moves."""
-    us = pos.turn
-    bbs = pos.bbs
-    occ = pos.occ
-    ours = occ[us]
-    theirs = occ[us ^ 1]
-    occupied = ours | theirs
-    ub = us << 3
-    ksq = bbs[ub | KING].bit_length() - 1
-    checkers, pinned = _king_danger(pos, us)
-    moves = []
-    append = moves.append
-    empty = ~occupied
-    _king_moves(pos, us, ksq, KING_ATTACKS[ksq] & empty, append)
-
-    if checkers:
-        if checkers & (checkers - 1):
-            return moves
-        target = BETWEEN[ksq][checkers.bit_length() - 1] | checkers
-        movable = ours & ~pinned
-    else:
-        target = -1
-        movable = ours
-    cap_target = theirs & target
-    quiet_target = empty & target
-
-    pawns = bbs[ub | PAWN] & movable
-    free_pawns = pawns & ~pinned
-    if us == WHITE:
-        push = (free_pawns << 8) & empty
-        double = ((push & BB_RANK_3) << 8) & quiet_target
-        promo_left = ((free_pawns & 0x00FE000000000000) << 7) & cap_target
-        promo_right = ((free_pawns & 0x007F000000000000) << 9) & cap_target
-        promo_rank = BB_RANK_8
-        up = 8
-    else:
-        push = (free_pawns >> 8) & empty
-        double = ((push & BB_RANK_6) >> 8) & quiet_target
-        promo_left = ((free_pawns & 0xFE00) >> 9) & cap_target
-        promo_right = ((free_pawns & 0x7F00) >> 7) & cap_target
-        promo_rank = BB_RANK_1
-        up = -8
-    push &= target
-    promo_push = push & promo_rank
-    push &= ~promo_rank
-    while push:
-        to = push.bit_length() - 1
-        push ^= BB_SQUARES[to]
-        append((to - up) | TO_BITS[to])
-    while double:
-        to = double.bit_length() - 1
-        double ^= BB_SQUARES[to]
-        append((to - up - up) | TO_BITS[to] | MOVE_DOUBLE_PUSH)
-    for promo_caps, delta in ((promo_left, up - 1), (promo_right, up + 1)):
-        while promo_caps:
-            to = promo_caps.bit_length() - 1
-            promo_caps ^= BB_SQUARES[to]
-            base = (to - delta) | TO_BITS[to]
-            for flag in _UNDER_CAPTURE_PROMOTIONS:
-                append(base | flag)
-    while promo_push:
-        to = promo_push.bit_length() - 1
-        promo_push ^= BB_SQUARES[to]
-        base = (to - up) | TO_BITS[to]
-        for flag in _UNDER_PROMOTIONS:
-            append(base | flag)
-    pinned_pawns = pawns & pinned
-    if pinned_pawns:
-        _pinned_pawn_moves(pinned_pawns, us, ksq, empty, target, cap_target, True,
-                           _UNDER_PROMOTIONS, _UNDER_CAPTURE_PROMOTIONS, append, False)
-
-    bb = bbs[ub | KNIGHT] & movable & ~pinned
-    while bb:
-        fr = bb.bit_length() - 1
-        bb ^= BB_SQUARES[fr]
-        att = KNIGHT_ATTACKS[fr] & quiet_target
-        while att:
-            to = att.bit_length() - 1
-            att ^= BB_SQUARES[to]
-            append(fr | TO_BITS[to])
-    for kind in (BISHOP, ROOK, QUEEN):      # as in generate_moves
-        sliders = bbs[ub | kind] & movable
-        while sliders:
-            fr = sliders.bit_length() - 1
-            f_bb = BB_SQUARES[fr]
-            sliders ^= f_bb
-            if kind == BISHOP:
-                att = BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]]
-            elif kind == ROOK:
-                att = ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
-            else:
-                att = (ROOK_TABLE[fr][occupied & ROOK_MASK[fr]]
-                       | BISHOP_TABLE[fr][occupied & BISHOP_MASK[fr]])
-            att &= quiet_target
-            if f_bb & pinned:
-                att &= LINE[ksq][fr]
-            while att:
-                to = att.bit_length() - 1
-                att ^= BB_SQUARES[to]
-                append(fr | TO_BITS[to])
-
-    if pos.castling and not checkers:
-        _castling_moves(pos, us, ksq, occupied, pinned, append)
-    return moves
-
-
 def _castling_moves(pos, us, ksq, occupied, pinned, append):
     """Castling: not out of, through or into check; the rook must not be shielding the king."""
     rights = pos.castling & (BB_RANK_1 if us == WHITE else BB_RANK_8)
@@ -472,11 +359,11 @@ def _bits(bb):
 
 
 def _pinned_pawn_moves(pawns, us, ksq, empty, target, cap_target, plain_pushes,
-                       push_promotions, capture_promotions, append, plain_captures=True):
+                       push_promotions, capture_promotions, append):
     """Moves of pawns pinned to their king: only along the pin line.
 
-    plain_pushes, plain_captures: whether non-promoting pushes, captures are wanted; the
-    promotion tuples give the promotion flags wanted."""
+    plain_pushes: whether non-promoting pushes are wanted; the promotion tuples give the
+    promotion flags wanted."""
     up = 8 if us == WHITE else -8
     start_rank = 1 if us == WHITE else 6
     promo_rank = BB_RANK_8 if us == WHITE else BB_RANK_1
@@ -498,7 +385,7 @@ def _pinned_pawn_moves(pawns, us, ksq, empty, target, cap_target, plain_pushes,
             if BB_SQUARES[to] & promo_rank:
                 for promotion in capture_promotions:
                     append(fr | TO_BITS[to] | promotion)
-            elif plain_captures:
+            else:
                 append(fr | TO_BITS[to] | MOVE_CAPTURE)
 
 

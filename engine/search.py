@@ -25,7 +25,7 @@ import time
 
 from engine.bitboard import LINE
 from engine.evaluate import evaluate
-from engine.movegen import generate_moves, generate_captures, generate_quiets, is_legal_move
+from engine.movegen import generate_moves, is_legal_move
 from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
 from engine.position import Position
 from engine.tt import new_table, SharedTranspositionTable, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
@@ -421,17 +421,18 @@ class Searcher:
         """Steps 6 and 7 of _search.  A function of its own because PyPy's JIT traces the
         shorter functions better (bench nodes per CPU-second 82k -> 88-95k; CPython same)."""
         # Step 6. the moves (LMP +135, SEE pruning +52, LMR +60, countermove +44, futility +32 Elo)
-        # Staged: the TT move before anything is generated (often it is all a node needs),
-        # then captures and queen promotions, and the quiet moves only when no good capture
-        # is left, so that a node cut off early never generates or scores its quiets.
+        # the TT move is tried before anything is generated: often it is all a node needs
         tt_ok = is_legal_move(pos, tt_move) if tt_move else False
+        if tt_ok:
+            moves = None
+        else:
+            moves = generate_moves(pos)
+            if not moves:
+                return -VALUE_MATE + ply if in_check else 0
         orderer = self.orderer
         stack = pos.stack
         prev_move = stack[-1][0] if stack else 0
-        moves = None
         scores = None
-        quiets_pending = True
-        counter = 0
         best_score = -VALUE_INFINITE
         best_move = 0
         searched = 0
@@ -456,30 +457,17 @@ class Searcher:
                 move = tt_move
             else:
                 if scores is None:
-                    moves = generate_captures(pos)
-                    if USE_COUNTERMOVE:
-                        counter = orderer.counter_move(pos, prev_move)
-                    scores = orderer.score(pos, moves, ply, counter)
-                    if tt_ok and tt_move in moves:
+                    if moves is None:
+                        moves = generate_moves(pos)
+                    scores = orderer.score(pos, moves, ply, orderer.counter_move(pos, prev_move)
+                                           if USE_COUNTERMOVE else 0)
+                    if tt_ok:
                         scores[moves.index(tt_move)] = USED
-                s = max(scores) if scores else USED
-                if s < GOOD_CAPTURE and quiets_pending:
-                    quiets_pending = False
-                    more = generate_quiets(pos)
-                    if more:
-                        n = len(moves)
-                        moves += more
-                        scores += orderer.score(pos, more, ply, counter)
-                        if tt_ok and tt_move in more:
-                            scores[n + more.index(tt_move)] = USED
-                        s = max(scores)
-                    elif not moves and not tt_ok:
-                        return -VALUE_MATE + ply if in_check else 0
-                if (not quiets_dropped and not quiets_pending and searched
+                if (not quiets_dropped and searched
                         and (futile or (searched >= lmp_limit and best_score > -VALUE_MATE_IN_MAX_PLY))):
                     _drop_quiet_non_checks(pos, moves, scores)    # 2.3x fewer picks in bench
                     quiets_dropped = True
-                    s = max(scores)
+                s = max(scores)
                 if s == USED:
                     break
                 i = scores.index(s)
