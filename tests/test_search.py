@@ -85,7 +85,7 @@ def test_checkmated_has_no_move():
 
 
 def interior_score(fen, depth):
-    """_search's score at an interior node (ply 1, full window): the staged move loop."""
+    """_search's score at an interior node (ply 1, full window), not the root's loop."""
     searcher = Searcher(1)
     searcher.timeman = TimeManager(Limits(), 0)
     pos = Position(fen)
@@ -93,7 +93,7 @@ def interior_score(fen, depth):
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
-def test_staged_moves_see_mate_and_stalemate_below_the_root(depth):
+def test_interior_nodes_see_mate_and_stalemate(depth):
     # no captures and no quiet moves: stalemate is 0, checkmate is mate from this ply
     assert interior_score("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", depth) == 0
     assert interior_score("R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1", depth) == -VALUE_MATE + 1
