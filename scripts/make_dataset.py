@@ -6,7 +6,11 @@ Self-play (the default): Basilisk plays itself in-process (engine.search.Searche
 --seed, in --concurrency processes.  A game ends by the rules, at --max-plies (a draw), or,
 unless --no-adjudicate, once the search's scores agree for long enough (match.py's rule:
 1000 cp for 6 plies is lost, within 10 cp for 8 plies from ply 80 is drawn).
-With --pgn, the games of those files instead, labelled with their Result tags.
+With --pgn, the games of those files instead, labelled with their Result tags.  With
+--stockfish, Stockfish plays the games instead (same openings, --nodes a move, one thread,
+a fresh hash each game: deterministic), and each position also gets Stockfish's score from
+that search, white's view, as a third field: 'FEN;result;cp' (scripts/tune.py --lambda
+blends it with the result).
 
 Every position from ply --skip-plies of its game on is written, unless it is not quiet:
 the side to move is in check, the move played from it (the search's best move, in
@@ -15,6 +19,8 @@ from the static evaluation.
 
     python3 scripts/make_dataset.py --games 4000 --nodes 2000 --concurrency 2 --out positions.txt
     python3 scripts/make_dataset.py --pgn games.pgn --out positions.txt
+    python3 scripts/make_dataset.py --stockfish /usr/games/stockfish --nodes 4000 \
+        --games 4000 --concurrency 2 --out sf-positions.txt
 
 The file starts with '#' lines naming the command, the engine commit and what was kept,
 has one 'FEN;result' line per position (result 1, 0.5 or 0 from white's view), and ends
@@ -24,6 +30,7 @@ whatever --concurrency; a progress counter goes to stderr.
 
 import argparse
 import multiprocessing
+import os
 import shlex
 import subprocess
 import sys
@@ -51,7 +58,7 @@ MATE_CP = 100000
 RESIGN_CP, RESIGN_PLIES = 1000, 6
 DRAW_CP, DRAW_PLIES, DRAW_MIN_PLY = 10, 8, 80
 
-Settings = namedtuple("Settings", "nodes hash_mb max_plies skip_plies adjudicate")
+Settings = namedtuple("Settings", "nodes hash_mb max_plies skip_plies adjudicate stockfish")
 # One game to take positions from: played from (fen, moves) on when result is None, else
 # replayed as given.
 Job = namedtuple("Job", "index fen moves result")
@@ -171,8 +178,55 @@ def game_positions(job, settings):
     return ending[0], ending[1], fens, looked_at
 
 
+_stockfish = {}      # process id -> its Stockfish: a forked worker must not use its parent's
+
+
+def stockfish_game(job, settings):
+    """(result, reason, 'FEN;cp' of the quiet positions, positions looked at) of one game
+    Stockfish plays against itself at settings.nodes a move."""
+    import chess.engine
+    stockfish = _stockfish.get(os.getpid())
+    if stockfish is None:
+        stockfish = _stockfish[os.getpid()] = chess.engine.SimpleEngine.popen_uci(settings.stockfish)
+        stockfish.configure({"Threads": 1, "Hash": settings.hash_mb})
+    board = chess.Board(job.fen)
+    pos = Position(job.fen)
+    for text in job.moves:
+        board.push_uci(text)
+        pos.make(parse_uci_move(pos, text))
+    quiet_searcher = Searcher(1)
+    labelled, looked_at, scores = [], 0, []
+    limit = chess.engine.Limit(nodes=settings.nodes)
+    ply = len(job.moves)
+    while True:
+        legal = generate_moves(pos)
+        ending = rules_end(pos, legal, ply, settings.max_plies)
+        if ending:
+            break
+        played = stockfish.play(board, limit, info=chess.engine.INFO_SCORE, game=job.index)
+        score = played.info.get("score")
+        cp = None if score is None else score.white().score(mate_score=MATE_CP)
+        move = parse_uci_move(pos, played.move.uci())
+        if ply >= settings.skip_plies and cp is not None:
+            looked_at += 1
+            if is_quiet(pos, move, quiet_searcher):
+                labelled.append("%s;%d" % (pos.fen(), cp))
+        if cp is not None:
+            scores.append(cp)
+        board.push(played.move)
+        pos.make(move)
+        ply += 1
+        if settings.adjudicate:
+            ending = adjudicate(scores, ply)
+            if ending:
+                break
+    return ending[0], ending[1], labelled, looked_at
+
+
 def _worker(args):
     job, settings = args
+    if settings.stockfish:
+        return (job.index,) + stockfish_game(job, settings)
     return (job.index,) + game_positions(job, settings)
 
 
@@ -232,10 +286,13 @@ def main(argv=None):
     parser.add_argument("--no-adjudicate", dest="adjudicate", action="store_false",
                         help="play every game out to its end by the rules or the ply cap")
     parser.add_argument("--pgn", nargs="+", metavar="FILE", help="take the games of these files instead")
+    parser.add_argument("--stockfish", metavar="PATH",
+                        help="Stockfish plays the games, and its scores label the positions")
     args = parser.parse_args(argv)
     command = shlex.join([Path(sys.executable).name] + (sys.argv if argv is None else
                                                          ["scripts/make_dataset.py"] + list(argv)))
-    settings = Settings(args.nodes, args.hash, args.max_plies, args.skip_plies, args.adjudicate)
+    settings = Settings(args.nodes, args.hash, args.max_plies, args.skip_plies, args.adjudicate,
+                        args.stockfish)
 
     if args.pgn:
         jobs = pgn_jobs(args.pgn)
@@ -244,8 +301,10 @@ def main(argv=None):
     else:
         openings = shared_data_file(args.openings, "openings")
         jobs = self_play_jobs(openings, args.games, args.seed)
-        source = ("Basilisk self-play, %d games at %d nodes a move, openings from %s picked by "
-                  "seed %d, %s" % (args.games, args.nodes, openings.name, args.seed,
+        source = ("%s self-play, %d games at %d nodes a move, openings from %s picked by "
+                  "seed %d, %s" % ("Stockfish (%s; its scores, white's view, as a third field)"
+                                   % args.stockfish if args.stockfish else "Basilisk",
+                                   args.games, args.nodes, openings.name, args.seed,
                                    "adjudicated" if args.adjudicate else "not adjudicated"))
         total = args.games
 
@@ -253,7 +312,8 @@ def main(argv=None):
     written = looked_at = 0
     started = time.monotonic()
     with open(args.out, "w", encoding="utf-8") as out:
-        out.write("# Basilisk tuning positions: 'FEN;result', result 1, 0.5 or 0 from white's view\n")
+        out.write("# Basilisk tuning positions: 'FEN;result%s', result 1, 0.5 or 0 from white's "
+                  "view\n" % (";cp" if args.stockfish else ""))
         out.write("# command: %s\n" % command)
         out.write("# engine: %s\n" % engine_commit())
         out.write("# source: %s\n" % source)
@@ -270,7 +330,11 @@ def main(argv=None):
         try:
             for _, result, reason, fens, seen in finished:
                 value = RESULT_VALUES[result]
-                out.writelines("%s;%s\n" % (fen, value) for fen in fens)
+                if settings.stockfish:       # 'FEN;cp' -> 'FEN;result;cp'
+                    out.writelines("%s;%s;%s\n" % (line.rpartition(";")[0], value,
+                                                    line.rpartition(";")[2]) for line in fens)
+                else:
+                    out.writelines("%s;%s\n" % (fen, value) for fen in fens)
                 results[result] += 1
                 reasons[reason] += 1
                 written += len(fens)
@@ -282,6 +346,8 @@ def main(argv=None):
         finally:
             if pool is not None:
                 pool.terminate()
+            if os.getpid() in _stockfish:
+                _stockfish.pop(os.getpid()).quit()
         sys.stderr.write("\n")
         out.write("# totals: %d games (1-0 %d, 0-1 %d, 1/2-1/2 %d; %s); %d positions written of "
                   "%d from ply %d on\n" % (

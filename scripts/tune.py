@@ -15,7 +15,12 @@ and the error before and after.
     python3 scripts/tune.py --rewrite       # engine/weights.py again from its own values
 
 The dataset is scripts/make_dataset.py's: quiet positions as 'FEN;result' lines (1, 0.5 or
-0 for white), '#' lines are comments.  Positions with an exact endgame verdict are dropped
+0 for white), or 'FEN;result;cp' with an engine's score (white's view) as well; '#' lines
+are comments.  With scores, the target is --lambda * result + (1 - lambda) * the score's
+expected result, through a logistic whose K is fitted to the results first.  The last
+--holdout of the file (whole games, since the file is in game order) is kept out of the fit
+to measure it, the weights written are those of the epoch with the lowest held-out error,
+and --l2 pulls every weight toward its starting value.  Positions with an exact endgame verdict are dropped
 (the evaluation returns the verdict there).  Only the engine is needed: PyPy runs it
 several times faster than CPython.  Tuned weights replace engine/weights.py only after a
 match against the previous ones (docs/development.md, "Tuning").
@@ -486,8 +491,9 @@ class Adam:
                 params[i] = x if bound is None else min(max(x, bound[0]), bound[1])
 
 
-def train_epoch(samples, model, k, adam, batch_size, progress):
-    """One pass of minibatch gradient steps over samples (in the order given)."""
+def train_epoch(samples, model, k, adam, batch_size, progress, l2=0.0, anchor=None):
+    """One pass of minibatch gradient steps over samples (in the order given); with l2, each
+    weight is also pulled toward anchor's (a Model) by l2 * (difference in cp) squared."""
     n_terms, n_scale = len(TERMS), len(SCALE_NAMES)
     w_mg, w_eg = model.mg, model.eg
     for start in range(0, len(samples), batch_size):
@@ -515,7 +521,12 @@ def train_epoch(samples, model, k, adam, batch_size, progress):
                 if rule == S_OCB_ONLY:
                     g_scale[S_OCB_PER_PASSER] += d_factor * passed
         size = float(len(batch))
-        adam.step([[g / size for g in g_mg], [g / size for g in g_eg], [g / size for g in g_scale]])
+        g_mg = [g / size for g in g_mg]
+        g_eg = [g / size for g in g_eg]
+        if l2:
+            g_mg = [g + 2.0 * l2 * (w - w0) for g, w, w0 in zip(g_mg, w_mg, anchor.mg)]
+            g_eg = [g + 2.0 * l2 * (w - w0) for g, w, w0 in zip(g_eg, w_eg, anchor.eg)]
+        adam.step([g_mg, g_eg, [g / size for g in g_scale]])
         progress.update(start + len(batch))
     progress.close()
 
@@ -551,37 +562,59 @@ class Progress:
 
 
 def read_dataset(path, limit=0, seed=1):
-    """('FEN', result) pairs of a dataset file; with limit, that many picked by seed."""
+    """('FEN', result, score or None) of a dataset file; with limit, that many picked by
+    seed (in file order)."""
     records = []
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
-            fen, sep, result = line.rpartition(";")
+            fields = line.split(";")
             try:
-                value = float(result)
+                value = float(fields[1]) if len(fields) in (2, 3) else None
+                score = int(fields[2]) if len(fields) == 3 else None
             except ValueError:
                 value = None
-            if not sep or value not in (0.0, 0.5, 1.0):
-                raise ValueError("%s:%d: not 'FEN;result' with result 1, 0.5 or 0: %r"
-                                 % (path, number, line[:100]))
-            records.append((fen.strip(), value))
+            if value not in (0.0, 0.5, 1.0):
+                raise ValueError("%s:%d: not 'FEN;result' or 'FEN;result;cp' with result 1, "
+                                 "0.5 or 0: %r" % (path, number, line[:100]))
+            records.append((fields[0].strip(), value, score))
     if limit and limit < len(records):
         keep = sorted(random.Random(seed).sample(range(len(records)), limit))
         records = [records[i] for i in keep]
     return records
 
 
-def build_samples(records, label="positions"):
-    """(Samples, count dropped for an exact endgame verdict)."""
+def fit_score_k(records, low=0.05, high=5.0, tolerance=1e-4):
+    """The K whose logistic of the records' scores best predicts their results."""
+    pairs = [(score, result) for _, result, score in records if score is not None]
+
+    def error(k):
+        return sum((r - expected_result(c, k)) ** 2 for c, r in pairs) / len(pairs)
+    inv_phi = (math.sqrt(5) - 1) / 2
+    a, b = low, high
+    while b - a > tolerance:
+        c, d = b - inv_phi * (b - a), a + inv_phi * (b - a)
+        if error(c) < error(d):
+            b = d
+        else:
+            a = c
+    return (a + b) / 2, error((a + b) / 2)
+
+
+def build_samples(records, label="positions", lam=1.0, score_k=None):
+    """(Samples, count dropped for an exact endgame verdict).  A sample's target is its
+    result, or with a score, lam * result + (1 - lam) * expected_result(score, score_k)."""
     samples, dropped = [], 0
     progress = Progress(label, len(records))
-    for done, (fen, result) in enumerate(records, 1):
+    for done, (fen, result, score) in enumerate(records, 1):
         sample = extract(Position(fen))
         if sample is None:
             dropped += 1
         else:
+            if score is not None and lam < 1.0:
+                result = lam * result + (1.0 - lam) * expected_result(score, score_k)
             sample.result = result
             samples.append(sample)
         if done % 1000 == 0:
@@ -631,17 +664,27 @@ def tune(args, out=None):
     out = out or sys.stdout
     started = time.monotonic()
     records = read_dataset(args.data, args.limit, args.seed)
-    samples, dropped = build_samples(records)
+    score_k = None
+    if args.lam < 1.0 and any(r[2] is not None for r in records):
+        score_k, score_error = fit_score_k(records)
+        print("scores: K = %.4f predicts the results with error %.6f; target = %.2f * result "
+              "+ %.2f * that" % (score_k, score_error, args.lam, 1 - args.lam), file=out)
+    held = int(len(records) * args.holdout)
+    train_records, held_records = records[:len(records) - held], records[len(records) - held:]
+    samples, dropped = build_samples(train_records, "positions", args.lam, score_k)
+    held_out, held_dropped = build_samples(held_records, "held out", args.lam, score_k)
     if not samples:
         raise SystemExit("error: no usable positions in %s" % args.data)
-    print("positions: %d read, %d used (%d with an exact endgame verdict dropped)"
-          % (len(records), len(samples), dropped), file=out)
+    print("positions: %d read, %d fitted and %d held out (%d with an exact endgame verdict "
+          "dropped)" % (len(records), len(samples), len(held_out), dropped + held_dropped), file=out)
     start_values = current_values()
     model = Model(start_values)
+    start_model = Model(start_values)
     k = args.k if args.k else fit_k(samples, model)
     before = mean_squared_error(samples, model, k)
+    held_before = mean_squared_error(held_out, model, k) if held_out else float("nan")
     print("K = %.4f%s" % (k, "" if args.k else " (fitted to the starting weights)"), file=out)
-    print("error before: %.6f" % before, file=out)
+    print("error before: %.6f (held out %.6f)" % (before, held_before), file=out)
 
     frozen = set(filter(None, (args.freeze or "").split(",")))
     unknown = frozen - set(WEIGHT_NAMES)
@@ -651,18 +694,23 @@ def tune(args, out=None):
                 [None, None, (0.0, float(ev.SCALE_NORMAL))])
     rng = random.Random(args.seed)
     order = list(samples)
+    best = (held_before, 0, model.values(start_values))
     for epoch in range(1, args.epochs + 1):
         rng.shuffle(order)
         train_epoch(order, model, k, adam, args.batch,
-                    Progress("epoch %d/%d" % (epoch, args.epochs), len(order)))
-        print("epoch %*d/%d  error %.6f" % (len(str(args.epochs)), epoch, args.epochs,
-                                            mean_squared_error(samples, model, k)), file=out)
+                    Progress("epoch %d/%d" % (epoch, args.epochs), len(order)), args.l2, start_model)
+        held_error = mean_squared_error(held_out, model, k) if held_out else float("nan")
+        print("epoch %*d/%d  error %.6f  held out %.6f" % (
+            len(str(args.epochs)), epoch, args.epochs, mean_squared_error(samples, model, k),
+            held_error), file=out)
         out.flush()
-    unrounded = mean_squared_error(samples, model, k)
-    tuned_values = model.values(start_values)
+        if not held_out or held_error < best[0]:
+            best = (held_error, epoch, model.values(start_values))
+    tuned_values = best[2]
     after = mean_squared_error(samples, Model(tuned_values), k)
-    print("error after: %.6f (%.6f before rounding to ints), %.0f s"
-          % (after, unrounded, time.monotonic() - started), file=out)
+    held_after = mean_squared_error(held_out, Model(tuned_values), k) if held_out else float("nan")
+    print("error after: %.6f (held out %.6f), the weights of epoch %d rounded to ints, %.0f s"
+          % (after, held_after, best[1], time.monotonic() - started), file=out)
     lines, changed = largest_changes(start_values, tuned_values, 12)
     print("%d weights changed; the largest changes:" % changed, file=out)
     for line in lines:
@@ -671,8 +719,9 @@ def tune(args, out=None):
     provenance = [
         "Generated by scripts/tune.py on %s from %s," % (datetime.date.today().isoformat(), args.data),
         "sha256 %s:" % sha256_of(args.data),
-        "%d positions, K = %.4f; mean squared error %.6f with the weights before, %.6f after."
-        % (len(samples), k, before, after),
+        "%d positions fitted, %d held out, K = %.4f; mean squared error %.6f (held out %.6f)"
+        % (len(samples), len(held_out), k, before, held_before),
+        "with the weights before, %.6f (held out %.6f) after." % (after, held_after),
         "Command: %s" % args.command,
     ]
     made_by = dataset_command(args.data)
@@ -692,6 +741,13 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=1, help="for --limit and the minibatch order")
     parser.add_argument("--limit", type=int, default=0, help="use this many positions, picked by --seed")
     parser.add_argument("--k", type=float, default=0.0, help="the logistic's K (default: fitted)")
+    parser.add_argument("--lambda", dest="lam", type=float, default=1.0,
+                        help="weight of the result against the score in the target, for "
+                             "'FEN;result;cp' data (default %(default)s: the result only)")
+    parser.add_argument("--holdout", type=float, default=0.1,
+                        help="share of the file, from its end, kept out of the fit (default %(default)s)")
+    parser.add_argument("--l2", type=float, default=0.0,
+                        help="pull toward the starting weights, per cp squared (e.g. 1e-7)")
     parser.add_argument("--freeze", help="weight names to keep as they are, comma-separated "
                                          "(e.g. MATERIAL_MG,MATERIAL_EG)")
     parser.add_argument("--out", default=str(WEIGHTS_FILE), help="the module to write (default: %(default)s)")

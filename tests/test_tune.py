@@ -9,6 +9,7 @@ round-trips through the writer, and the dataset holds only quiet, labelled posit
 
 import importlib.util
 import json
+import os
 import random
 import subprocess
 import sys
@@ -309,7 +310,7 @@ def test_tiny_tune_lowers_the_error_and_writes_a_module(tmp_path, capsys):
 def test_freeze_keeps_weights(tmp_path, capsys):
     data, out = tmp_path / "positions.txt", tmp_path / "tuned.py"
     write_synthetic_dataset(data, 200, seed=36)
-    tune.main(["--data", str(data), "--epochs", "2", "--batch", "32", "--lr", "3",
+    tune.main(["--data", str(data), "--epochs", "2", "--batch", "32", "--lr", "3", "--holdout", "0",
                "--freeze", "MATERIAL_MG,MATERIAL_EG", "--out", str(out)])
     spec = importlib.util.spec_from_file_location("frozen_weights", out)
     frozen = importlib.util.module_from_spec(spec)
@@ -338,10 +339,80 @@ def test_fitted_k_minimises_the_error():
     assert 0.6 < k < 3
 
 
+def module_values(path):
+    spec = importlib.util.spec_from_file_location("weights_%d" % abs(hash(str(path))), path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {name: getattr(module, name) for name in tune.WEIGHT_NAMES}
+
+
+def distance_from_today(values):
+    """Total |change| of the material values, in cp."""
+    today = tune.current_values()
+    return sum(abs(values[name][pt] - today[name][pt])
+               for name in ("MATERIAL_MG", "MATERIAL_EG") for pt in today[name])
+
+
+def test_l2_holds_the_weights_near_their_start(tmp_path, capsys):
+    data = tmp_path / "positions.txt"
+    write_synthetic_dataset(data, 300, seed=38)
+    moved = {}
+    for l2 in ("0", "0.01"):
+        out = tmp_path / ("l2_%s.py" % l2)
+        tune.main(["--data", str(data), "--epochs", "3", "--batch", "32", "--lr", "3",
+                   "--holdout", "0", "--l2", l2, "--out", str(out)])
+        moved[l2] = distance_from_today(module_values(out))
+    capsys.readouterr()
+    assert moved["0"] > 20 and moved["0.01"] < moved["0"] / 2, moved
+
+
+def test_held_out_error_picks_the_epoch_written(tmp_path, capsys):
+    """Held-out positions are the file's last share, not fitted; the weights written are
+    the epoch with the lowest held-out error, and the report says which."""
+    data, out = tmp_path / "positions.txt", tmp_path / "tuned.py"
+    write_synthetic_dataset(data, 400, seed=39)
+    tune.main(["--data", str(data), "--epochs", "4", "--batch", "32", "--lr", "3",
+               "--holdout", "0.25", "--out", str(out)])
+    report = capsys.readouterr().out
+    counts = report.split("positions: ")[1].split(" with")[0].replace(",", "").split()
+    read, fitted, held_out, dropped = int(counts[0]), int(counts[2]), int(counts[5]), int(counts[8][1:])
+    assert read == 400 and fitted + held_out + dropped == 400 and 80 <= held_out <= 100, report
+    held = [float(line.split("held out ")[1]) for line in report.splitlines()
+            if line.startswith("epoch ")]
+    held_before = float(report.split("error before: ")[1].split("held out ")[1].rstrip(")\n").split(")")[0])
+    best_epoch = min(range(5), key=lambda e: ([held_before] + held)[e])
+    assert "the weights of epoch %d " % best_epoch in report, report
+    written = float(report.split("error after: ")[1].split("held out ")[1].split(")")[0])
+    assert written <= held_before + 1e-4
+
+
+def test_scored_lines_blend_result_and_score(tmp_path):
+    """'FEN;result;cp': K fitted to the scores, and the target is lambda's blend."""
+    rng = random.Random(40)
+    lines = []
+    for fen in playout_fens(300, seed=40):
+        cp = rng.randint(-600, 600)
+        result = 1.0 if rng.random() < tune.expected_result(cp, 0.8) else 0.0
+        lines.append("%s;%s;%d" % (fen, {1.0: "1", 0.0: "0"}[result], cp))
+    path = tmp_path / "scored.txt"
+    path.write_text("# scored\n" + "\n".join(lines) + "\n")
+    records = tune.read_dataset(path)
+    assert len(records) == 300 and all(r[2] is not None for r in records)
+    k, _ = tune.fit_score_k(records)
+    assert 0.5 < k < 1.2, k
+    samples, _ = tune.build_samples(records[:20], lam=0.25, score_k=k)
+    extracted = [r for r in records[:20] if tune.extract(Position(r[0])) is not None]
+    for sample, (_, result, cp) in zip(samples, extracted):
+        assert sample.result == pytest.approx(0.25 * result + 0.75 * tune.expected_result(cp, k))
+
+
 def test_malformed_dataset_lines_are_refused(tmp_path):
     path = tmp_path / "bad.txt"
     path.write_text("# header\n%s;1\n%s;2\n" % (chess.STARTING_FEN, chess.STARTING_FEN))
     with pytest.raises(ValueError, match=r"bad.txt:3"):
+        tune.read_dataset(path)
+    path.write_text("%s;1;12.5\n" % chess.STARTING_FEN)
+    with pytest.raises(ValueError, match=r"bad.txt:1"):
         tune.read_dataset(path)
 
 
@@ -416,3 +487,31 @@ def test_hanging_piece_is_not_quiet():
     assert not make_dataset.is_quiet(hanging, quiet_move(hanging), Searcher(1))
     calm = Position("4k3/p7/8/8/8/8/4P3/4K3 w - - 0 1")
     assert make_dataset.is_quiet(calm, quiet_move(calm), Searcher(1))
+
+
+STOCKFISH = "/usr/games/stockfish"
+
+
+def test_stockfish_dataset_adds_its_scores_and_is_reproducible(tmp_path):
+    """Stockfish plays, its scores (white's view) are the third field, the positions are
+    quiet for Basilisk, and two worker processes write the same file."""
+    if not os.access(STOCKFISH, os.X_OK):
+        pytest.skip("%s is not installed (scripts/install_opponents.sh installs it)" % STOCKFISH)
+    argv = ["--stockfish", STOCKFISH, "--games", "2", "--nodes", "300", "--max-plies", "60",
+            "--skip-plies", "18", "--seed", "4"]
+    out = tmp_path / "sf.txt"
+    assert make_dataset.main(argv + ["--out", str(out)]) == 0
+    text = out.read_text().splitlines()
+    assert text[0].startswith("# Basilisk tuning positions: 'FEN;result;cp'")
+    assert "# source: Stockfish (%s" % STOCKFISH in text[3]
+    records = [line.split(";") for line in text if not line.startswith("#")]
+    assert records
+    for fen, result, cp in records:
+        assert result in ("1", "0.5", "0")
+        assert abs(int(cp)) <= make_dataset.MATE_CP
+        assert_quiet(fen)
+    again = tmp_path / "again.txt"
+    make_dataset.main(argv + ["--concurrency", "2", "--out", str(again)])
+    assert [line for line in again.read_text().splitlines() if not line.startswith("#")] == \
+        [";".join(r) for r in records]
+    assert tune.read_dataset(out)[0][2] == int(records[0][2])
