@@ -11,17 +11,9 @@ An entry is one int (0 = empty), 96 bits, laid out as
          88..89  bound (BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
          90..95  age (the search generation, modulo 64)
 
-A CPython int of 96 bits costs 40 bytes (48 after the allocator's rounding) plus its
-8-byte list slot, so ``Hash`` MB holds ``MB * 2**20 // ENTRY_BYTES`` entries once the
-table is full (measured by tests/test_search.py with tracemalloc).
-
-Mate scores are stored as distance from the node that stores them and turned back into
-distance from the root on probe.
-
-Replacement (one entry per slot, depth-preferred with aging): a new entry replaces the
-stored one unless the stored entry was written by the current search, is deeper than
-the new one by more than REPLACE_DEPTH_MARGIN and the new bound is not exact.  Storing
-the same position without a move keeps the stored move.
+``Hash`` MB holds ``MB * 2**20 // ENTRY_BYTES`` entries once full.  Mate scores are
+stored as distance from the storing node.  Replacement is depth-preferred with aging (see
+``store``); storing a position without a move keeps the stored move.
 
 On PyPy ``new_table`` gives ``SplitTranspositionTable``: the same fields in two lists of
 machine-sized ints (16 bytes an entry), because PyPy boxes a 96-bit int.
@@ -38,7 +30,7 @@ from engine.types import VALUE_MATE_IN_MAX_PLY, VALUE_NONE, MOVE_BITS
 
 BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
 DEPTH_OFFSET = 8          # qsearch stores depth 0; a stored depth is always >= -8
-ENTRY_BYTES = 56          # 48 for the int object + 8 for its list slot (CPython 3.11, 64-bit)
+ENTRY_BYTES = 56          # a 96-bit int, 48 bytes, + its 8-byte list slot (CPython 3.11; tracemalloc in tests/test_search.py)
 REPLACE_DEPTH_MARGIN = 3  # a shallower entry may still replace a deeper one from this search
 HASHFULL_SAMPLE = 1000
 
@@ -82,6 +74,8 @@ class TranspositionTable:
                 (e >> 80 & 0xFF) - DEPTH_OFFSET, e >> 88 & 3)
 
     def store(self, key, ply, move, score, static_eval, depth, bound):
+        """Replace the slot's entry unless it comes from this search, is deeper by more than
+        REPLACE_DEPTH_MARGIN, and the new bound is not exact."""
         table = self.table
         i = key % self.size
         old = table[i]
