@@ -130,59 +130,69 @@ def white_score(info, turn):
     return score if turn == WHITE else -score
 
 
-def game_positions(job, settings):
-    """(result, reason, quiet FENs, positions looked at) of one game, played or replayed."""
-    pos = Position(job.fen)
+def play_out(pos, ply, settings, choose):
+    """Play from pos (ply plies into its game) to the end: choose(pos) gives the move and
+    the white-view score of the search that chose it (None if it gave none).  Returns
+    (result, reason, [(quiet FEN, score)], positions looked at)."""
     quiet_searcher = Searcher(1)
-    fens, looked_at = [], 0
-    ply = 0
+    labelled, looked_at, scores = [], 0, []
+    while True:
+        legal = generate_moves(pos)
+        ending = rules_end(pos, legal, ply, settings.max_plies)
+        if ending:
+            break
+        move, score = choose(pos)
+        if ply >= settings.skip_plies:
+            looked_at += 1
+            if is_quiet(pos, move, quiet_searcher):
+                labelled.append((pos.fen(), score))
+        if score is not None:
+            scores.append(score)
+        pos.make(move)
+        ply += 1
+        if settings.adjudicate:
+            ending = adjudicate(scores, ply)
+            if ending:
+                break
+    return ending[0], ending[1], labelled, looked_at
+
+
+def game_positions(job, settings):
+    """(result, reason, [(quiet FEN, score)], positions looked at) of one game, played by
+    Basilisk or replayed (score None)."""
+    pos = Position(job.fen)
     if job.result is not None:
-        for text in job.moves:
+        quiet_searcher = Searcher(1)
+        labelled, looked_at = [], 0
+        for ply, text in enumerate(job.moves):
             move = parse_uci_move(pos, text)
             if move is None:
                 break                   # an illegal move in the file ends the game for us
             if ply >= settings.skip_plies:
                 looked_at += 1
                 if is_quiet(pos, move, quiet_searcher):
-                    fens.append(pos.fen())
+                    labelled.append((pos.fen(), None))
             pos.make(move)
-            ply += 1
-        return job.result, "as recorded", fens, looked_at
+        return job.result, "as recorded", labelled, looked_at
 
     for text in job.moves:                                  # the opening
         pos.make(parse_uci_move(pos, text))
-        ply += 1
     searcher = Searcher(settings.hash_mb)
     limits = Limits()
     limits.nodes = settings.nodes
-    scores = []
-    while True:
-        legal = generate_moves(pos)
-        ending = rules_end(pos, legal, ply, settings.max_plies)
-        if ending:
-            break
+
+    def basilisk(pos):
         infos = []
         best, _ = searcher.search(pos, limits, _NoClock(), report=infos.append)
-        if ply >= settings.skip_plies:
-            looked_at += 1
-            if is_quiet(pos, best, quiet_searcher):
-                fens.append(pos.fen())
-        if infos:
-            scores.append(white_score(infos[-1], pos.turn))
-        pos.make(best)
-        ply += 1
-        if settings.adjudicate:
-            ending = adjudicate(scores, ply)
-            if ending:
-                break
-    return ending[0], ending[1], fens, looked_at
+        return best, white_score(infos[-1], pos.turn) if infos else None
+    return play_out(pos, len(job.moves), settings, basilisk)
 
 
 _stockfish = {}      # process id -> its Stockfish: a forked worker must not use its parent's
 
 
 def stockfish_game(job, settings):
-    """(result, reason, 'FEN;cp' of the quiet positions, positions looked at) of one game
+    """(result, reason, [(quiet FEN, Stockfish's score)], positions looked at) of one game
     Stockfish plays against itself at settings.nodes a move."""
     import chess.engine
     stockfish = _stockfish.get(os.getpid())
@@ -194,33 +204,15 @@ def stockfish_game(job, settings):
     for text in job.moves:
         board.push_uci(text)
         pos.make(parse_uci_move(pos, text))
-    quiet_searcher = Searcher(1)
-    labelled, looked_at, scores = [], 0, []
     limit = chess.engine.Limit(nodes=settings.nodes)
-    ply = len(job.moves)
-    while True:
-        legal = generate_moves(pos)
-        ending = rules_end(pos, legal, ply, settings.max_plies)
-        if ending:
-            break
+
+    def stockfish_move(pos):
         played = stockfish.play(board, limit, info=chess.engine.INFO_SCORE, game=job.index)
         score = played.info.get("score")
-        cp = None if score is None else score.white().score(mate_score=MATE_CP)
-        move = parse_uci_move(pos, played.move.uci())
-        if ply >= settings.skip_plies and cp is not None:
-            looked_at += 1
-            if is_quiet(pos, move, quiet_searcher):
-                labelled.append("%s;%d" % (pos.fen(), cp))
-        if cp is not None:
-            scores.append(cp)
-        board.push(played.move)
-        pos.make(move)
-        ply += 1
-        if settings.adjudicate:
-            ending = adjudicate(scores, ply)
-            if ending:
-                break
-    return ending[0], ending[1], labelled, looked_at
+        board.push(played.move)             # play_out makes the same move on pos
+        return (parse_uci_move(pos, played.move.uci()),
+                None if score is None else score.white().score(mate_score=MATE_CP))
+    return play_out(pos, len(job.moves), settings, stockfish_move)
 
 
 def _worker(args):
@@ -330,11 +322,11 @@ def main(argv=None):
         try:
             for _, result, reason, fens, seen in finished:
                 value = RESULT_VALUES[result]
-                if settings.stockfish:       # 'FEN;cp' -> 'FEN;result;cp'
-                    out.writelines("%s;%s;%s\n" % (line.rpartition(";")[0], value,
-                                                    line.rpartition(";")[2]) for line in fens)
+                if settings.stockfish:
+                    out.writelines("%s;%s;%d\n" % (fen, value, score) for fen, score in fens
+                                   if score is not None)
                 else:
-                    out.writelines("%s;%s\n" % (fen, value) for fen in fens)
+                    out.writelines("%s;%s\n" % (fen, value) for fen, _ in fens)
                 results[result] += 1
                 reasons[reason] += 1
                 written += len(fens)

@@ -20,8 +20,8 @@ are comments.  With scores, the target is --lambda * result + (1 - lambda) * the
 expected result, through a logistic whose K is fitted to the results first.  The last
 --holdout of the file (whole games, since the file is in game order) is kept out of the fit
 to measure it, the weights written are those of the epoch with the lowest held-out error,
-and --l2 pulls every weight toward its starting value.  Positions with an exact endgame verdict are dropped
-(the evaluation returns the verdict there).  Only the engine is needed: PyPy runs it
+and --l2 pulls every weight toward its starting value.  Positions with an exact endgame
+verdict are dropped (the evaluation returns the verdict there).  Only the engine is needed: PyPy runs it
 several times faster than CPython.  Tuned weights replace engine/weights.py only after a
 match against the previous ones (docs/development.md, "Tuning").
 """
@@ -446,23 +446,28 @@ def mean_squared_error(samples, model, k, evals=None):
     return sum((s.result - expected_result(e, k)) ** 2 for s, e in zip(samples, evals)) / len(samples)
 
 
-def fit_k(samples, model, low=0.05, high=5.0, tolerance=1e-4):
-    """The K minimising the error with the model's weights (golden-section search)."""
-    evals = [model.evaluate(s) for s in samples]
+def golden_section(error, low=0.05, high=5.0, tolerance=1e-4):
+    """The K in [low, high] minimising error(K), a function with one minimum there."""
     inv_phi = (math.sqrt(5) - 1) / 2
     a, b = low, high
     c, d = b - inv_phi * (b - a), a + inv_phi * (b - a)
-    fc, fd = mean_squared_error(samples, model, c, evals), mean_squared_error(samples, model, d, evals)
+    fc, fd = error(c), error(d)
     while b - a > tolerance:
         if fc < fd:
             b, d, fd = d, c, fc
             c = b - inv_phi * (b - a)
-            fc = mean_squared_error(samples, model, c, evals)
+            fc = error(c)
         else:
             a, c, fc = c, d, fd
             d = a + inv_phi * (b - a)
-            fd = mean_squared_error(samples, model, d, evals)
+            fd = error(d)
     return (a + b) / 2
+
+
+def fit_k(samples, model):
+    """The K minimising the error with the model's weights."""
+    evals = [model.evaluate(s) for s in samples]
+    return golden_section(lambda k: mean_squared_error(samples, model, k, evals))
 
 
 class Adam:
@@ -586,21 +591,14 @@ def read_dataset(path, limit=0, seed=1):
     return records
 
 
-def fit_score_k(records, low=0.05, high=5.0, tolerance=1e-4):
-    """The K whose logistic of the records' scores best predicts their results."""
+def fit_score_k(records):
+    """(K, error): the logistic of the records' scores that best predicts their results."""
     pairs = [(score, result) for _, result, score in records if score is not None]
 
     def error(k):
         return sum((r - expected_result(c, k)) ** 2 for c, r in pairs) / len(pairs)
-    inv_phi = (math.sqrt(5) - 1) / 2
-    a, b = low, high
-    while b - a > tolerance:
-        c, d = b - inv_phi * (b - a), a + inv_phi * (b - a)
-        if error(c) < error(d):
-            b = d
-        else:
-            a = c
-    return (a + b) / 2, error((a + b) / 2)
+    k = golden_section(error)
+    return k, error(k)
 
 
 def build_samples(records, label="positions", lam=1.0, score_k=None):
