@@ -2,7 +2,8 @@
 
 Terms, each an (mg, eg) pair: material + piece-square values (kept incrementally in
 ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward), passed-pawn king
-proximity, mobility (squares neither held by own pieces nor attacked by enemy pawns), king
+proximity and, in pawn endings, passed pawns the enemy king catches (the rule of the
+square), mobility (squares neither held by own pieces nor attacked by enemy pawns), king
 safety (attacks on the king zone, pawn shield), bishop pair, mop-up against a bare king, and
 rooks on (semi-)open files and tempo (both weighted 0).  The mg and eg sums are blended by
 ``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
@@ -31,7 +32,7 @@ from engine.endgame import EXACT, endgame_verdict
 from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.tunables import apply_overrides
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
-from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, DOUBLED, ISOLATED,
+from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSER, DOUBLED, ISOLATED,
                             KING_ATTACK_UNITS, MOBILITY_CENTRE, MOBILITY_WEIGHT, MOPUP_EDGE,
                             MOPUP_KINGS, PASSED_EG, PASSED_MG, PASSER_ENEMY_KING,
                             PASSER_OWN_KING, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE,
@@ -250,6 +251,41 @@ def clear_cache():
 
 
 # --- Phase, scaling, mop-up (fast path) -------------------------------------------------
+# FILE_AHEAD[colour][sq]: the squares in front of a pawn of that colour on sq, on its file.
+FILE_AHEAD = ([sum(1 << s for s in range(sq + 8, 64, 8)) for sq in range(64)],
+              [sum(1 << s for s in range(sq - 8, -1, -8)) for sq in range(64)])
+
+
+def passer_caught(sq, color, own_ksq, enemy_ksq, enemy_to_move):
+    """The rule of the square for a passed pawn of ``color`` on sq, kings and pawns only: can
+    the enemy king reach its promotion square in time?  (A pawn on its second rank can step
+    twice; one whose own king stands in its way needs a move more.)  Never when the own king
+    guards every square of the pawn's path: the enemy king cannot step onto any of them."""
+    if not FILE_AHEAD[color][sq] & ~KING_ATTACKS[own_ksq]:
+        return False
+    flip = 0 if color == WHITE else 56
+    rank = (sq ^ flip) >> 3
+    moves = 7 - rank if rank > 1 else 5
+    if FILE_AHEAD[color][sq] >> own_ksq & 1:
+        moves += 1
+    return DISTANCE[enemy_ksq][(sq & 7) | (56 ^ flip)] - enemy_to_move <= moves
+
+
+def _caught_passers(w_passed, b_passed, wksq, bksq, turn):
+    """White-view endgame penalty for the passed pawns the enemy king catches."""
+    penalty = 0
+    for passed, color, own_ksq, enemy_ksq, flip, sign in (
+            (w_passed, WHITE, wksq, bksq, 0, 1), (b_passed, BLACK, bksq, wksq, 56, -1)):
+        enemy_to_move = turn != color
+        while passed:
+            low = passed & -passed
+            passed ^= low
+            sq = low.bit_length() - 1
+            if passer_caught(sq, color, own_ksq, enemy_ksq, enemy_to_move):
+                penalty += sign * CAUGHT_PASSER[(sq ^ flip) >> 3]
+    return penalty
+
+
 def game_phase(pos):
     """24 with all pieces on the board, 0 with none but kings and pawns."""
     bbs = pos.bbs
@@ -380,6 +416,8 @@ def evaluate(pos):
         if verdict is not None and verdict[0] == EXACT:
             _eval_cache[key] = verdict[1]
             return verdict[1]
+    if not phase and (w_passed or b_passed):
+        s -= _caught_passers(w_passed, b_passed, wksq, bksq, pos.turn) << 16
 
     # Each side's terms once, from its own view, with what differs between the colours in
     # the two rows below; `area` is where mobility counts (not own pieces, not attacked by
@@ -474,7 +512,7 @@ def evaluate(pos):
 # piece-square lookups and endgame rules: it shares only the weights above with the fast
 # path, so a wrong table on either side shows up as a disagreement in the tests.
 TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: doubled",
-              "pawns: backward", "passed: king distance", "mobility", "king attack",
+              "pawns: backward", "passed: king distance", "passed: caught", "mobility", "king attack",
               "king shield", "bishop pair", "rook files", "tempo", "mop-up")
 
 _KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
@@ -620,6 +658,7 @@ def _reference_side_terms(pos, own, enemy, facts):
             add("material+pst", MATERIAL_MG[pt] + PST_MG[pt][table_sq],
                 MATERIAL_EG[pt] + PST_EG[pt][table_sq])
 
+    pawn_ending = not any(side.count(pt) for side in (own, enemy) for pt in (KNIGHT, BISHOP, ROOK, QUEEN))
     for sq, (passed, isolated, doubled, backward) in facts.items():
         rank = own.relative_rank(sq)
         if passed:
@@ -629,6 +668,18 @@ def _reference_side_terms(pos, own, enemy, facts):
                 add("passed: king distance", 0,
                     (PASSER_ENEMY_KING * _king_distance(enemy.king, stop)
                      - PASSER_OWN_KING * _king_distance(own.king, stop)) * (rank - 2))
+            if pawn_ending:
+                # the rule of the square: can the enemy king reach the promotion square in
+                # time?  A first move may be a double step; the own king in front costs a move.
+                promotion = (sq & 7) + (56 if own.color == WHITE else 0)
+                moves = min(5, 7 - rank)
+                if (own.king & 7) == (sq & 7) and own.relative_rank(own.king) > rank:
+                    moves += 1
+                tempo = 1 if pos.turn == enemy.color else 0
+                path = range(sq + 8 * own.forward, promotion + 8 * own.forward, 8 * own.forward)
+                guarded = all(_king_distance(own.king, t) == 1 for t in path)
+                if not guarded and _king_distance(enemy.king, promotion) - tempo <= moves:
+                    add("passed: caught", 0, -CAUGHT_PASSER[rank])
         if isolated:
             add("pawns: isolated", *ISOLATED)
         if doubled:

@@ -297,6 +297,12 @@ class Position:
                     return True
         return False
 
+    def has_pieces(self):
+        """Is there a knight, bishop, rook or queen on the board (not only kings and pawns)?"""
+        bbs = self.bbs
+        return bool(bbs[KNIGHT] | bbs[BISHOP] | bbs[ROOK] | bbs[QUEEN]
+                    | bbs[8 | KNIGHT] | bbs[8 | BISHOP] | bbs[8 | ROOK] | bbs[8 | QUEEN])
+
     def has_insufficient_material(self):
         """Neither side can possibly mate: K v K, K+minor v K, or bishops all on one colour."""
         bbs = self.bbs

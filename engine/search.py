@@ -52,6 +52,9 @@ FUTILITY_BASE = 90
 FUTILITY_PER_DEPTH = 100
 USE_LMP = True              # +135 +/- 45 Elo, 200 games at 3000 nodes
 LMP_MAX_DEPTH = 6
+# kings and pawns only: no late-move pruning, every quiet move is searched (tempo moves
+# decide there); +5.2 +/- 19.6 Elo (pairs), 200 games from Stockfish-scored pawn endings at 10,000 nodes
+USE_FULL_WIDTH_PAWN_ENDINGS = True
 USE_LMR = True              # +60 (+55/-52) Elo, 134 games at 3000 nodes
 LMR_MIN_DEPTH = 3
 LMR_BASE = 0.5              # reduction = LMR_BASE + ln(depth) * ln(move number) / LMR_DIVISOR
@@ -441,7 +444,8 @@ class Searcher:
         search = self._search
         prune_ok = not pv_node and not in_check
         lmp_limit = ((3 + depth * depth) // (2 - improving)
-                     if USE_LMP and prune_ok and depth <= LMP_MAX_DEPTH else 999)
+                     if USE_LMP and prune_ok and depth <= LMP_MAX_DEPTH
+                     and (not USE_FULL_WIDTH_PAWN_ENDINGS or pos.has_pieces()) else 999)
         futile = (USE_FUTILITY and prune_ok and depth <= FUTILITY_MAX_DEPTH
                   and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * depth <= alpha)
         see_prune = USE_SEE_PRUNING and prune_ok and depth <= SEE_PRUNE_MAX_DEPTH

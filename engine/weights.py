@@ -155,6 +155,10 @@ BACKWARD = (-8, -10)
 PASSER_ENEMY_KING = 5
 PASSER_OWN_KING = 2
 
+# Pawn endings (kings and pawns only): a passed pawn the enemy king catches (inside the
+# pawn's square, counting the move) loses this much of its endgame value, by relative rank.
+CAUGHT_PASSER = (0, 0, 0, 0, 20, 120, 220, 0)
+
 # King attack (middlegame, while the attacker has a queen): units per attacked square of
 # the enemy king's zone, by piece type; with two or more attackers their sum times
 # ATTACKER_WEIGHT[attackers] / 100 is the bonus (ATTACKER_WEIGHT is not tuned).

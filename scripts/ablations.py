@@ -22,6 +22,7 @@ EVAL_ABLATIONS = {
     "passed pawns": ("PASSED_MG=%s,PASSED_EG=%s,PASSER_ENEMY_KING=0,PASSER_OWN_KING=0"
                      % (_ZERO_PASSED, _ZERO_PASSED),
                      ("pawns: passed", "passed: king distance")),
+    "caught passers": ("CAUGHT_PASSER=%s" % _ZERO_PASSED, ("passed: caught",)),
     "pawn weaknesses": ("ISOLATED=0:0,DOUBLED=0:0,BACKWARD=0:0",
                         ("pawns: isolated", "pawns: doubled", "pawns: backward")),
     "mobility": ("MOBILITY_PERCENT=0", ("mobility",)),
@@ -39,6 +40,7 @@ SEARCH_ABLATIONS = {
     "reverse futility": "USE_REVERSE_FUTILITY=0",
     "futility": "USE_FUTILITY=0",
     "late-move pruning": "USE_LMP=0",
+    "full-width pawn endings": "USE_FULL_WIDTH_PAWN_ENDINGS=0",
     "late-move reductions": "USE_LMR=0",
     "SEE pruning": "USE_SEE_PRUNING=0",
     "countermove": "USE_COUNTERMOVE=0",

@@ -11,6 +11,14 @@ static evaluation (material + structure, the known-endgame rules switched off) i
 ``--max-eval`` centipawns.  A few plies of play usually trade it down to king and pawn
 against king, or to a race, where an evaluation that knows KPK scores right and one that
 does not scores the extra pawn.
+
+Most random starts are decided by the start itself: both engines win with the winning side,
+and a pair of games splits 1-1 whatever the engines know.  ``--stockfish PATH`` keeps only
+the starts that Stockfish scores between ``--sf-min`` and ``--sf-max`` centipawns (either
+side ahead, at ``--sf-nodes``): an edge that has to be converted, where play decides.
+
+    python scripts/pawn_ending_starts.py --count 100 --seed 3 --max-eval 400 \
+        --stockfish /usr/games/stockfish --sf-min 60 --sf-max 400 > starts.epd
 """
 
 import argparse
@@ -54,7 +62,16 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-eval", type=int, default=150,
                         help="skip positions whose static evaluation is beyond this (cp)")
+    parser.add_argument("--stockfish", metavar="PATH",
+                        help="keep only starts Stockfish scores within --sf-min..--sf-max")
+    parser.add_argument("--sf-nodes", type=int, default=200000)
+    parser.add_argument("--sf-min", type=int, default=60, help="least |score| kept (cp)")
+    parser.add_argument("--sf-max", type=int, default=400, help="largest |score| kept (cp)")
     args = parser.parse_args()
+    stockfish = None
+    if args.stockfish:
+        import chess.engine
+        stockfish = chess.engine.SimpleEngine.popen_uci(args.stockfish)
     os.environ["BASILISK_EVAL"] = "ENDGAME_MAX_PHASE=-1"     # the plain evaluation
     from engine.evaluate import evaluate
     from engine.position import Position
@@ -62,8 +79,10 @@ def main():
     rng = random.Random(args.seed)
     seen = set()
     out = 0
-    print("# %d random pawn endings, seed %d, |static eval| <= %d (scripts/pawn_ending_starts.py)"
-          % (args.count, args.seed, args.max_eval))
+    print("# %d random pawn endings, seed %d, |static eval| <= %d%s (scripts/pawn_ending_starts.py)"
+          % (args.count, args.seed, args.max_eval,
+             ", Stockfish |score| %d..%d at %d nodes" % (args.sf_min, args.sf_max, args.sf_nodes)
+             if stockfish else ""))
     while out < args.count:
         board = random_ending(rng)
         if board is None:
@@ -72,8 +91,15 @@ def main():
         if fen in seen or abs(evaluate(Position(fen))) > args.max_eval:
             continue
         seen.add(fen)
+        if stockfish is not None:
+            info = stockfish.analyse(board, chess.engine.Limit(nodes=args.sf_nodes))
+            score = info["score"].white().score(mate_score=100000)
+            if not args.sf_min <= abs(score) <= args.sf_max:
+                continue
         print(" ".join(fen.split()[:4]))
         out += 1
+    if stockfish is not None:
+        stockfish.quit()
     return 0
 
 

@@ -84,6 +84,9 @@ LAYOUT = (
      "king's counts for the pawn, the own king's against), times (relative rank - 2) from\n"
      "the 4th rank on.",
      ("PASSER_ENEMY_KING", "PASSER_OWN_KING")),
+    ("Pawn endings (kings and pawns only): a passed pawn the enemy king catches (inside the\n"
+     "pawn's square, counting the move) loses this much of its endgame value, by relative rank.",
+     ("CAUGHT_PASSER",)),
     ("King attack (middlegame, while the attacker has a queen): units per attacked square of\n"
      "the enemy king's zone, by piece type; with two or more attackers their sum times\n"
      "ATTACKER_WEIGHT[attackers] / 100 is the bonus (ATTACKER_WEIGHT is not tuned).",
@@ -219,6 +222,8 @@ T_ROOK_SEMI = _pair_term("ROOK_SEMI_OPEN_FILE", "rook files")
 T_TEMPO = _pair_term("TEMPO", "tempo")
 T_PASSER_ENEMY_KING = _term("PASSER_ENEMY_KING", None, ("PASSER_ENEMY_KING",), "passed: king distance")
 T_PASSER_OWN_KING = _term("PASSER_OWN_KING", None, ("PASSER_OWN_KING",), "passed: king distance")
+T_CAUGHT = [None] + [_term("CAUGHT_PASSER[%d]" % rank, None, ("CAUGHT_PASSER", rank), "passed: caught")
+                     for rank in range(1, 7)] + [None]
 T_UNITS = {pt: _term("KING_ATTACK_UNITS[%s]" % PIECE_NAMES[pt], ("KING_ATTACK_UNITS", pt), None,
                      "king attack") for pt in MINOR_AND_MAJOR}
 T_SHIELD_NEAR = _term("SHIELD_NEAR", ("SHIELD_NEAR",), None, "king shield")
@@ -288,6 +293,8 @@ def extract(pos):
                 stop = sq + (8 if us == WHITE else -8)
                 add(T_PASSER_ENEMY_KING, sign * ev.DISTANCE[kings[them]][stop] * (rank - 2))
                 add(T_PASSER_OWN_KING, -sign * ev.DISTANCE[kings[us]][stop] * (rank - 2))
+            if not phase and ev.passer_caught(sq, us, kings[us], kings[them], pos.turn == them):
+                add(T_CAUGHT[rank], -sign)
         add(T_SHIELD_NEAR, sign * popcount(ev.SHIELD_NEAR_BB[us][kings[us]] & own_pawns))
         add(T_SHIELD_FAR, sign * popcount(ev.SHIELD_FAR_BB[us][kings[us]] & own_pawns))
 

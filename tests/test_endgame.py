@@ -139,6 +139,17 @@ def test_search_with_the_rules_scores_the_issue_draw_zero(monkeypatch):
     assert set(scores.values()) == {0}, scores
 
 
+def test_search_keeps_the_issue_pawn_ending_within_a_pawn():
+    """Issue #13: after 51. gxh4 of the GUI game (Stockfish: a draw, 0.05 at depth 30) the
+    score stays within a pawn of 0 at every depth to 20; it climbed to +3 before passed pawns
+    the enemy king catches lost their value and pawn endings kept every quiet move."""
+    scores = {}
+    Searcher(16).search(Position("8/8/4pk2/4p3/4P2P/5p2/6K1/8 w - - 0 52"), _BenchLimits(20),
+                        _NoClock(), report=lambda info: scores.__setitem__(info["depth"], info.get("score")))
+    assert set(scores) == set(range(1, 21))
+    assert all(abs(score) <= 100 for score in scores.values()), scores
+
+
 def test_search_with_the_rules_keeps_a_won_kpk_won(monkeypatch):
     monkeypatch.setattr(engine.search, "evaluate", evaluate_with_rules(engine.search.evaluate))
     scores = []
