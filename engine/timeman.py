@@ -12,7 +12,8 @@ For the search (all cheap, all safe to call from the search thread): ``elapsed_m
 since the `go`, what `info time` shows), ``clock_ms()`` (ms since our clock started),
 ``hard_expired()`` / ``soft_expired()`` (both True once ``stop()`` was called),
 ``scale_soft(factor)`` (the soft limit times factor, e.g. 1.5 while the best move keeps
-changing; calls do not compound), ``has_deadline()`` (False for infinite, ponder until
+changing; calls do not compound; a `go movetime` without a clock is not scaled: it is
+spent in full, as in Stockfish), ``has_deadline()`` (False for infinite, ponder until
 ponderhit, and depth/nodes/mate-only searches).
 
 For the front end: ``start=`` (the perf_counter() time the `go` line was read, so time
@@ -164,7 +165,10 @@ class TimeManager:
         return self.hard_deadline != _INF
 
     def scale_soft(self, factor):
-        """Set the soft limit to factor x its base value (never past the hard limit)."""
+        """Set the soft limit to factor x its base value (never past the hard limit); a
+        fixed movetime (no clock) keeps its soft limit equal to the hard one."""
+        if not self.limits.uses_clock():
+            return
         self.soft_ms = min(self.base_soft_ms * max(factor, 0.0), self.hard_ms)
         if self.soft_deadline != _INF:
             self.soft_deadline = self.clock_start + self.soft_ms / 1000.0

@@ -213,6 +213,17 @@ def test_movetime_respected():
     assert best in generate_moves(Position())
 
 
+def test_movetime_is_spent_in_full():
+    """`go movetime` searches until its deadline (less the 10 ms default overhead), even
+    when the best move never changes: in a pawn ending each iteration takes only a little
+    longer than the one before, so a search that stops between iterations once a share
+    of the time is gone stops well before the deadline."""
+    t0 = time.perf_counter()
+    run("8/8/4pk2/4p3/4P2P/5p2/6K1/8 w - - 0 52", movetime=1500)
+    elapsed = time.perf_counter() - t0
+    assert elapsed >= 1.49 - 0.02, "movetime 1500 stopped after %.0f ms" % (elapsed * 1000)
+
+
 def test_report_fields():
     _, _, infos = run(Position().fen(), depth=3)
     for info in infos:

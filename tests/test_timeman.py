@@ -136,6 +136,16 @@ def test_start_time_counts_time_before_the_search():
     assert tm.hard_expired() and tm.elapsed_ms() >= 200
 
 
+def test_scale_soft_leaves_a_fixed_movetime_whole():
+    """`go movetime T` is spent in full: no early stop when the best move is stable."""
+    tm = TimeManager(limits(movetime=1000), WHITE, 10)
+    assert tm.soft_ms == tm.hard_ms == 990
+    for factor in (0.5, 0.7, 2.0):
+        tm.scale_soft(factor)
+        assert tm.soft_ms == tm.hard_ms == 990
+        assert tm.soft_deadline == pytest.approx(tm.hard_deadline)
+
+
 def test_scale_soft():
     tm = TimeManager(limits(wtime=60000, btime=60000), WHITE, 10)
     base = tm.soft_ms
