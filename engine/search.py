@@ -68,6 +68,17 @@ USE_IIR = False             # off: -10 +/- 42 Elo, 200 games at 3000 nodes
 USE_COUNTERMOVE = True      # +44 +/- 41 Elo, 200 games at 3000 nodes
 IIR_MIN_DEPTH = 4
 DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
+# Time use between iterations (clock games): the soft limit times 0.7 + 0.4 per recent
+# change of best move (up to 2) and, with USE_FALLING_EVAL_AND_EASY_MOVE, times
+# 1 + (drop of the score from the mean of the two iterations before) / FALLING_EVAL_CP
+# (within FALLING_EVAL_MIN..MAX), times EASY_MOVE_FACTOR once the best move holds
+# EASY_MOVE_SHARE of the root's nodes (the share is 0.3-0.7 in most bench positions).
+USE_FALLING_EVAL_AND_EASY_MOVE = True
+FALLING_EVAL_CP = 200
+FALLING_EVAL_MIN = 0.9
+FALLING_EVAL_MAX = 1.5
+EASY_MOVE_SHARE = 0.85
+EASY_MOVE_FACTOR = 0.6
 BOUND_REPORT_AFTER_MS = 1000   # no lowerbound/upperbound reports before this ...
 BOUND_REPORT_EVERY_MS = 300    # ... nor more often than this
 
@@ -180,6 +191,7 @@ class Searcher:
         scale_soft = getattr(timeman, "scale_soft", None)
         has_deadline = getattr(timeman, "has_deadline", lambda: True)
         best_changes = 0.0
+        tops = []
         self._last_bound_report = 0.0
         for depth in range(1, max_depth + 1):
             if skip_depth is not None and depth > 1 and skip_depth(depth):
@@ -229,9 +241,19 @@ class Searcher:
                     and not getattr(limits, "infinite", False) and not getattr(limits, "ponder", False)):
                 break   # the mate is proven well beyond its length: deeper search adds nothing
             if scale_soft is not None and has_deadline() and depth >= 4:
-                # think longer while the best move keeps changing
-                scale_soft(min(0.7 + 0.4 * best_changes, 2.0))
+                # think longer while the best move keeps changing or the score falls, less
+                # when one move has taken nearly all the effort
+                factor = min(0.7 + 0.4 * best_changes, 2.0)
+                if USE_FALLING_EVAL_AND_EASY_MOVE:
+                    if len(tops) >= 2 and abs(top) < VALUE_MATE_IN_MAX_PLY:
+                        falling = 1.0 + ((tops[-1] + tops[-2]) / 2 - top) / FALLING_EVAL_CP
+                        factor *= min(max(falling, FALLING_EVAL_MIN), FALLING_EVAL_MAX)
+                    root_nodes = self.root_nodes
+                    if root_nodes[best] >= EASY_MOVE_SHARE * sum(root_nodes.values()):
+                        factor *= EASY_MOVE_FACTOR
+                scale_soft(factor)
                 best_changes *= 0.5
+            tops.append(top)
             if timeman.soft_expired():
                 break
         return best, ponder

@@ -44,6 +44,7 @@ SEARCH_ABLATIONS = {
     "late-move reductions": "USE_LMR=0",
     "SEE pruning": "USE_SEE_PRUNING=0",
     "countermove": "USE_COUNTERMOVE=0",
+    "falling eval and easy move": "USE_FALLING_EVAL_AND_EASY_MOVE=0",
 }
 
 

@@ -349,3 +349,48 @@ def test_dropping_quiet_non_checks_keeps_exactly_the_checks():
             pos.make(move)
     assert kept_checks > 50 and dropped > 1000, (kept_checks, dropped)
 
+
+# ---------------------------------------------------------------------- time use
+class _RecordingClock:
+    """A clock with a deadline that never expires and records each soft-limit factor."""
+
+    def __init__(self):
+        self.start = time.perf_counter()
+        self.factors = []
+
+    def elapsed_ms(self):
+        return (time.perf_counter() - self.start) * 1000.0
+
+    def hard_expired(self):
+        return False
+
+    def soft_expired(self):
+        return False
+
+    def has_deadline(self):
+        return True
+
+    def scale_soft(self, factor):
+        self.factors.append(factor)
+
+
+def soft_factors(fen, depth, setting=None, monkeypatch=None):
+    import engine.search as search_module
+    from engine.search import _BenchLimits
+    if setting is not None:
+        monkeypatch.setattr(search_module, "USE_FALLING_EVAL_AND_EASY_MOVE", setting)
+    clock = _RecordingClock()
+    Searcher(16).search(Position(fen), _BenchLimits(depth), clock)
+    return clock.factors
+
+
+def test_easy_move_shortens_and_stays_within_bounds(monkeypatch):
+    """A recapture that takes nearly all the root's nodes (bench position 4: 85-88% from depth
+    4 on) gets less than the 0.7 of a stable best move; without the switch it gets 0.7."""
+    fen = "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1"
+    with_switch = soft_factors(fen, 8, True, monkeypatch)
+    without = soft_factors(fen, 8, False, monkeypatch)
+    assert with_switch and without
+    assert min(with_switch) < 0.7 * 0.95
+    assert all(0.7 * 0.9 * 0.6 - 1e-9 <= f <= 2.0 * 1.5 + 1e-9 for f in with_switch)
+    assert all(0.7 - 1e-9 <= f <= 2.0 + 1e-9 for f in without)
