@@ -47,6 +47,7 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
 # colours; Elo with its 95% interval, details in docs/measurements.md):
 #   mobility                          +24 +/- 44, 200 games at 1,000 nodes
 #   passed pawns with king distance   +52 +/- 44, 200 games at 1,000 nodes
+#   caught passers (pawn endings)     +19 +/- 19 (pairs), 200 games from Stockfish-scored pawn endings at 10,000 nodes
 #   isolated, doubled and backward    +30 +/- 44, 200 games at 1,000 nodes
 #   king attack and shield            +32 +/- 55, 120 games at 10,000 nodes (noise at 1,000, 3,000)
 #   bishop pair                       +26 +/- 44, 200 games at 1,000 nodes

