@@ -253,8 +253,8 @@ def clear_cache():
 
 # --- Phase, scaling, mop-up (fast path) -------------------------------------------------
 # FILE_AHEAD[colour][sq]: the squares in front of a pawn of that colour on sq, on its file.
-FILE_AHEAD = ([sum(1 << s for s in range(sq + 8, 64, 8)) for sq in range(64)],
-              [sum(1 << s for s in range(sq - 8, -1, -8)) for sq in range(64)])
+FILE_AHEAD = ([fill_north(1 << sq) ^ 1 << sq for sq in range(64)],
+              [fill_south(1 << sq) ^ 1 << sq for sq in range(64)])
 
 
 def passer_caught(sq, color, own_ksq, enemy_ksq, enemy_to_move):

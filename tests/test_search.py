@@ -11,7 +11,7 @@ from engine.movegen import generate_moves
 from engine.notation import move_to_uci
 from engine.ordering import see, see_ge
 from engine.position import Position
-from engine.search import Searcher, run_bench, CHECK_INTERVAL
+from engine.search import Searcher, run_bench, CHECK_INTERVAL, _BenchLimits, _NoClock
 from engine.timeman import Limits, TimeManager
 from engine.tt import BOUND_UPPER
 from engine.types import VALUE_INFINITE, VALUE_MATE
@@ -351,21 +351,12 @@ def test_dropping_quiet_non_checks_keeps_exactly_the_checks():
 
 
 # ---------------------------------------------------------------------- time use
-class _RecordingClock:
+class _RecordingClock(_NoClock):
     """A clock with a deadline that never expires and records each soft-limit factor."""
 
     def __init__(self):
-        self.start = time.perf_counter()
+        super().__init__()
         self.factors = []
-
-    def elapsed_ms(self):
-        return (time.perf_counter() - self.start) * 1000.0
-
-    def hard_expired(self):
-        return False
-
-    def soft_expired(self):
-        return False
 
     def has_deadline(self):
         return True
@@ -376,7 +367,6 @@ class _RecordingClock:
 
 def soft_factors(fen, depth, setting=None, monkeypatch=None):
     import engine.search as search_module
-    from engine.search import _BenchLimits
     if setting is not None:
         monkeypatch.setattr(search_module, "USE_FALLING_EVAL_AND_EASY_MOVE", setting)
     clock = _RecordingClock()
