@@ -4,8 +4,9 @@ Terms, each an (mg, eg) pair: material + piece-square values (kept incrementally
 ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward), passed-pawn king
 proximity and, in pawn endings, passed pawns the enemy king catches (the rule of the
 square), mobility (squares neither held by own pieces nor attacked by enemy pawns), king
-safety (attacks on the king zone, pawn shield), bishop pair, mop-up against a bare king, and
-rooks on (semi-)open files and tempo (both weighted 0).  The mg and eg sums are blended by
+safety (attacks on the king zone, pawn shield), bishop pair, threats (pieces attacked by a
+pawn, rooks and queens by a minor, queens by a rook), mop-up against a bare king, and rooks
+on (semi-)open files and tempo (both weighted 0).  The mg and eg sums are blended by
 ``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
 scale (out of 64) shrinks the score where the side ahead has little chance to win.
 
@@ -39,7 +40,8 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
                             SCALE_OCB_BISHOPS_ONLY, SCALE_OCB_PER_PASSER, SCALE_OCB_WITH_PIECES,
                             SCALE_PAWNLESS_MINOR, SCALE_PAWNLESS_V_MINOR,
                             SCALE_PAWNLESS_V_PIECES, SCALE_TWO_KNIGHTS,
-                            SCALE_TWO_KNIGHTS_V_PAWNS, SHIELD_FAR, SHIELD_NEAR, TEMPO)
+                            SCALE_TWO_KNIGHTS_V_PAWNS, SHIELD_FAR, SHIELD_NEAR, TEMPO,
+                            THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK)
 
 # --- Weights ----------------------------------------------------------------------------
 # The values are engine/weights.py's (scripts/tune.py writes it).  What each term bought in
@@ -51,6 +53,7 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
 #   isolated, doubled and backward    +30 +/- 44, 200 games at 1,000 nodes
 #   king attack and shield            +32 +/- 55, 120 games at 10,000 nodes (noise at 1,000, 3,000)
 #   bishop pair                       +26 +/- 44, 200 games at 1,000 nodes
+#   threats                           +28 +/- 39 (pairs), 200 games at 10,000 nodes
 #   mop-up                            +92 +/- 54, 100 games from KRK/KQK/KBNK starts at 3,000 nodes
 #   rooks on (semi-)open files        +0 +/- 51, 120 games at 10,000 nodes: weighted 0
 #   tempo                             +6 +/- 53, 120 games at 10,000 nodes: weighted 0
@@ -170,6 +173,9 @@ BISHOP_PAIR_PACKED = pack(*BISHOP_PAIR)
 ROOK_OPEN_PACKED = pack(*ROOK_OPEN_FILE)
 ROOK_SEMI_PACKED = pack(*ROOK_SEMI_OPEN_FILE)
 TEMPO_PACKED = pack(*TEMPO)
+THREAT_PAWN_PACKED = pack(*THREAT_BY_PAWN)
+THREAT_MINOR_PACKED = pack(*THREAT_BY_MINOR)
+THREAT_ROOK_PACKED = pack(*THREAT_BY_ROOK)
 # Both terms are weighted 0 by default (measured no gain): skip their work unless set.
 ROOK_FILES_ON = bool(ROOK_OPEN_PACKED or ROOK_SEMI_PACKED)
 UNITS_N, UNITS_B = KING_ATTACK_UNITS[KNIGHT], KING_ATTACK_UNITS[BISHOP]
@@ -425,18 +431,23 @@ def evaluate(pos):
     # enemy pawns).  A side's sum is added to the white-view score for white, taken for black.
     # (Rows of locals, not lookups by colour in the body such as bbs[us << 3 | ROOK]: those
     # cost 13% more bytecodes per call than writing each colour out, the rows 6%.)
+    # (The rows also hold what threats need: the own pawns' attacks, and the enemy's
+    # queens, its rooks and queens, and all its pieces but pawns and king.)
     for (us, knights, bishops, rooks, queens, own_pawns, enemy_pawns, own_occ, enemy_occ, area,
-         enemy_ksq) in (
-            (WHITE, wn, wb, wr, wq, wp, bp, occ_w, occ_b, ~(occ_w | b_patt), bksq),
-            (BLACK, bn, bb, br, bq, bp, wp, occ_b, occ_w, ~(occ_b | w_patt), wksq)):
-        # mobility, attacks on the enemy king zone, rook files
+         enemy_ksq, own_patt, enemy_queens, enemy_majors, enemy_pieces) in (
+            (WHITE, wn, wb, wr, wq, wp, bp, occ_w, occ_b, ~(occ_w | b_patt), bksq,
+             w_patt, bq, br | bq, bn | bb | br | bq),
+            (BLACK, bn, bb, br, bq, bp, wp, occ_b, occ_w, ~(occ_b | w_patt), wksq,
+             b_patt, wq, wr | wq, wn | wb | wr | wq)):
+        # mobility, attacks on the enemy king zone, rook files; what minors and rooks attack
         zone = KING_ZONE[enemy_ksq]
-        side = attackers = units = 0
+        side = attackers = units = by_minors = by_rooks = 0
         b_ = knights
         while b_:
             low = b_ & -b_
             b_ ^= low
             att = KNIGHT_ATTACKS[low.bit_length() - 1]
+            by_minors |= att
             side += MOB_KNIGHT[popcount(att & area)]
             att &= zone
             if att:
@@ -450,6 +461,7 @@ def evaluate(pos):
             b_ ^= low
             sq = low.bit_length() - 1
             att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
+            by_minors |= att
             side += MOB_BISHOP[popcount(att & area)]
             att &= zone
             if att:
@@ -461,6 +473,7 @@ def evaluate(pos):
             b_ ^= low
             sq = low.bit_length() - 1
             att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
+            by_rooks |= att
             side += MOB_ROOK[popcount(att & area)]
             att &= zone
             if att:
@@ -483,6 +496,14 @@ def evaluate(pos):
                 units += UNITS_Q * popcount(att)
         if attackers > 1 and (queens or not KING_ATTACK_NEEDS_QUEEN):
             side += units * KING_DANGER[attackers] // 10000
+
+        # threats: enemy pieces attacked by lesser ones
+        if own_patt & enemy_pieces:
+            side += THREAT_PAWN_PACKED * popcount(own_patt & enemy_pieces)
+        if by_minors & enemy_majors:
+            side += THREAT_MINOR_PACKED * popcount(by_minors & enemy_majors)
+        if by_rooks & enemy_queens:
+            side += THREAT_ROOK_PACKED * popcount(by_rooks & enemy_queens)
 
         # mop-up against a bare king
         if not enemy_occ & (enemy_occ - 1) and own_occ & (own_occ - 1):
@@ -514,7 +535,7 @@ def evaluate(pos):
 # path, so a wrong table on either side shows up as a disagreement in the tests.
 TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: doubled",
               "pawns: backward", "passed: king distance", "passed: caught", "mobility", "king attack",
-              "king shield", "bishop pair", "rook files", "tempo", "mop-up")
+              "king shield", "bishop pair", "rook files", "threats", "tempo", "mop-up")
 
 _KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
 _KING_STEPS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
@@ -722,6 +743,16 @@ def _reference_side_terms(pos, own, enemy, facts):
 
     if own.count(BISHOP) >= 2:
         add("bishop pair", *BISHOP_PAIR)
+
+    # threats: each enemy piece attacked by a lesser one of ours, counted once per kind
+    def hit_by(pts):
+        return set().union(*(_attacked_by(board, sq) for pt in pts for sq in own.squares[pt]))
+
+    for weight, attackers_of, victims in ((THREAT_BY_PAWN, own.pawn_attacks, (KNIGHT, BISHOP, ROOK, QUEEN)),
+                                          (THREAT_BY_MINOR, hit_by((KNIGHT, BISHOP)), (ROOK, QUEEN)),
+                                          (THREAT_BY_ROOK, hit_by((ROOK,)), (QUEEN,))):
+        n = sum(1 for pt in victims for sq in enemy.squares[pt] if sq in attackers_of)
+        add("threats", weight[0] * n, weight[1] * n)
     if pos.turn == own.color:
         add("tempo", *TEMPO)
     if len(enemy.occupied) == 1 and len(own.occupied) > 1:

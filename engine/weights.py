@@ -177,6 +177,12 @@ ROOK_OPEN_FILE = (0, 0)
 ROOK_SEMI_OPEN_FILE = (0, 0)
 TEMPO = (0, 0)
 
+# Threats, (mg, eg) per enemy piece: a knight, bishop, rook or queen an own pawn attacks; a
+# rook or queen an own knight or bishop attacks; a queen an own rook attacks.
+THREAT_BY_PAWN = (50, 30)
+THREAT_BY_MINOR = (40, 40)
+THREAT_BY_ROOK = (30, 20)
+
 # Mop-up against a bare king (endgame): per step of that king from the centre (KBN v K:
 # two per step towards a corner of the bishop's colour), and per step the kings are
 # nearer than 14 (file plus rank distance).

@@ -30,6 +30,7 @@ EVAL_ABLATIONS = {
                     ("king attack", "king shield")),
     "bishop pair": ("BISHOP_PAIR=0:0", ("bishop pair",)),
     "mop-up": ("MOPUP_EDGE=0,MOPUP_KINGS=0", ("mop-up",)),
+    "threats": ("THREAT_BY_PAWN=0:0,THREAT_BY_MINOR=0:0,THREAT_BY_ROOK=0:0", ("threats",)),
     "endgame scaling": ("SCALE_MAX_PHASE=-1", ()),      # the 'scale' row stays 64
     "known endgames": ("ENDGAME_MAX_PHASE=-1", ()),     # KPK bitbase, minor-piece draws
     "all positional terms": ("PSQT_ONLY=1", ()),        # evaluate is material + PST only

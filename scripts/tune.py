@@ -97,6 +97,9 @@ LAYOUT = (
     ("(mg, eg): two or more bishops; a rook on a file without pawns, on one without own\n"
      "pawns; the side to move.",
      ("BISHOP_PAIR", "ROOK_OPEN_FILE", "ROOK_SEMI_OPEN_FILE", "TEMPO")),
+    ("Threats, (mg, eg) per enemy piece: a knight, bishop, rook or queen an own pawn attacks; a\n"
+     "rook or queen an own knight or bishop attacks; a queen an own rook attacks.",
+     ("THREAT_BY_PAWN", "THREAT_BY_MINOR", "THREAT_BY_ROOK")),
     ("Mop-up against a bare king (endgame): per step of that king from the centre (KBN v K:\n"
      "two per step towards a corner of the bishop's colour), and per step the kings are\n"
      "nearer than 14 (file plus rank distance).",
@@ -220,6 +223,9 @@ T_BISHOP_PAIR = _pair_term("BISHOP_PAIR", "bishop pair")
 T_ROOK_OPEN = _pair_term("ROOK_OPEN_FILE", "rook files")
 T_ROOK_SEMI = _pair_term("ROOK_SEMI_OPEN_FILE", "rook files")
 T_TEMPO = _pair_term("TEMPO", "tempo")
+T_THREAT_PAWN = _pair_term("THREAT_BY_PAWN", "threats")
+T_THREAT_MINOR = _pair_term("THREAT_BY_MINOR", "threats")
+T_THREAT_ROOK = _pair_term("THREAT_BY_ROOK", "threats")
 T_PASSER_ENEMY_KING = _term("PASSER_ENEMY_KING", None, ("PASSER_ENEMY_KING",), "passed: king distance")
 T_PASSER_OWN_KING = _term("PASSER_OWN_KING", None, ("PASSER_OWN_KING",), "passed: king distance")
 T_CAUGHT = [None] + [_term("CAUGHT_PASSER[%d]" % rank, None, ("CAUGHT_PASSER", rank), "passed: caught")
@@ -300,9 +306,11 @@ def extract(pos):
 
         attackers = 0
         zone_hits = dict.fromkeys(MINOR_AND_MAJOR, 0)
+        hit_by = dict.fromkeys(MINOR_AND_MAJOR, 0)
         for pt in MINOR_AND_MAJOR:
             for sq in _squares(bbs[base | pt]):
                 att = _attacks(pt, sq, occ)
+                hit_by[pt] |= att
                 safe = popcount(att & area) - ev.MOBILITY_CENTRE[pt]
                 add(T_MOBILITY[pt], sign * safe * ev.MOBILITY_PERCENT / 100)
                 if att & zone:
@@ -318,6 +326,13 @@ def extract(pos):
                     add(T_UNITS[pt], sign * hits * per_unit)
         if popcount(bbs[base | BISHOP]) >= 2:
             add(T_BISHOP_PAIR, sign)
+        ebase = them << 3
+        enemy_majors = bbs[ebase | ROOK] | bbs[ebase | QUEEN]
+        enemy_pieces = enemy_majors | bbs[ebase | KNIGHT] | bbs[ebase | BISHOP]
+        own_patt = w_patt if us == WHITE else b_patt
+        add(T_THREAT_PAWN, sign * popcount(own_patt & enemy_pieces))
+        add(T_THREAT_MINOR, sign * popcount((hit_by[KNIGHT] | hit_by[BISHOP]) & enemy_majors))
+        add(T_THREAT_ROOK, sign * popcount(hit_by[ROOK] & bbs[ebase | QUEEN]))
         if not enemy_occ & (enemy_occ - 1) and own_occ & (own_occ - 1):
             steps = ev.mopup_steps(pos, us)
             if steps:

@@ -11,7 +11,8 @@ import ablations
 import engine.evaluate as evaluate_module
 import engine.position as position_module
 from engine.evaluate import (evaluate, evaluate_terms, game_phase, clear_cache, TERM_NAMES,
-                             DOUBLED, ISOLATED, BACKWARD)
+                             DOUBLED, ISOLATED, BACKWARD, THREAT_BY_PAWN, THREAT_BY_MINOR,
+                             THREAT_BY_ROOK)
 from engine.movegen import generate_moves
 from engine.position import Position
 from engine.psqt import PSQ, PST_MG, PST_EG, MATERIAL_MG, MATERIAL_EG, pack, unpack
@@ -341,6 +342,8 @@ WRONG_TABLES = {
         evaluate_module, "PASSED_PACKED", lambda t: tuple(reversed(t))),
     "black's piece-square tables not mirrored": (
         position_module, "PSQ", _black_pst_unmirrored),
+    "a pawn's threat weighed as a minor's": (
+        evaluate_module, "THREAT_PAWN_PACKED", lambda v: evaluate_module.THREAT_MINOR_PACKED),
 }
 
 
@@ -456,6 +459,20 @@ def test_backward_pawn():
     assert t["pawns: backward"] == BACKWARD
     t = evaluate_terms(Position("4k3/8/8/4p3/8/2PP4/8/4K3 w - - 0 1"))
     assert t["pawns: backward"] == (0, 0)           # c3 stands beside d3
+
+
+def test_threats_count_each_piece_a_lesser_one_attacks():
+    # white: e4 pawn hits the d5 knight and the f5 rook; the c3 knight hits the d5 knight
+    # (no threat: not lesser), the b5 rook; the g2 bishop hits nothing; the a1 rook hits the
+    # a7 queen.  black: the d5 knight hits the c3 knight (no) and e3 nothing.
+    t = evaluate_terms(Position("4k3/q7/8/1r1n1r2/4P3/2N5/6B1/R3K3 w - - 0 1"))
+    pawn, minor, rook = THREAT_BY_PAWN, THREAT_BY_MINOR, THREAT_BY_ROOK
+    expected = tuple(2 * pawn[i] + minor[i] + rook[i] for i in (0, 1))
+    assert t["threats"] == expected
+    # a queen attacked by a pawn and a knight counts once for each kind of attacker
+    t = evaluate_terms(Position("4k3/8/8/3q4/4P3/2N5/8/4K3 b - - 0 1"))
+    assert t["threats"] == tuple(pawn[i] + minor[i] for i in (0, 1))
+    assert evaluate_terms(Position("4k3/8/8/3q4/8/8/8/4K3 w - - 0 1"))["threats"] == (0, 0)
 
 
 def test_bishop_pair():

@@ -186,6 +186,10 @@ def _uci(move):
 def test_node_limited_search_is_one_process(threaded):
     engine, errors = threaded
     alone = Engine(hash_mb=8)
+    # the same entries as the main process's shared table (a plain table of 8 MB has fewer,
+    # so its index collisions, and with them the tree, may differ)
+    alone.searcher.set_table(SplitTranspositionTable(engine.searcher.tt.mb))
+    assert alone.searcher.tt.size == engine.searcher.tt.size
     ours, _ = go(engine, MIDDLEGAME, nodes=3000)
     assert engine.wait_idle(60)
     theirs, _ = go(alone, MIDDLEGAME, nodes=3000)
