@@ -462,9 +462,9 @@ def test_backward_pawn():
 
 
 def test_threats_count_each_piece_a_lesser_one_attacks():
-    # white: e4 pawn hits the d5 knight and the f5 rook; the c3 knight hits the d5 knight
-    # (no threat: not lesser), the b5 rook; the g2 bishop hits nothing; the a1 rook hits the
-    # a7 queen.  black: the d5 knight hits the c3 knight (no) and e3 nothing.
+    # white: the e4 pawn hits the d5 knight and the f5 rook; the c3 knight hits the b5 rook
+    # (and the d5 knight, which a minor does not threaten); the g2 bishop hits no piece; the
+    # a1 rook hits the a7 queen.  black: its knight hits only the c3 knight, its rooks nothing.
     t = evaluate_terms(Position("4k3/q7/8/1r1n1r2/4P3/2N5/6B1/R3K3 w - - 0 1"))
     pawn, minor, rook = THREAT_BY_PAWN, THREAT_BY_MINOR, THREAT_BY_ROOK
     expected = tuple(2 * pawn[i] + minor[i] + rook[i] for i in (0, 1))
