@@ -268,12 +268,13 @@ def passer_caught(sq, color, own_ksq, enemy_ksq, enemy_to_move):
     the enemy king reach its promotion square in time?  (A pawn on its second rank can step
     twice; one whose own king stands in its way needs a move more.)  Never when the own king
     guards every square of the pawn's path: the enemy king cannot step onto any of them."""
-    if not FILE_AHEAD[color][sq] & ~KING_ATTACKS[own_ksq]:
+    path = FILE_AHEAD[color][sq]
+    if not path & ~KING_ATTACKS[own_ksq]:
         return False
     flip = 0 if color == WHITE else 56
     rank = (sq ^ flip) >> 3
     moves = 7 - rank if rank > 1 else 5
-    if FILE_AHEAD[color][sq] >> own_ksq & 1:
+    if path >> own_ksq & 1:
         moves += 1
     return DISTANCE[enemy_ksq][(sq & 7) | (56 ^ flip)] - enemy_to_move <= moves
 
@@ -431,14 +432,16 @@ def evaluate(pos):
     # enemy pawns).  A side's sum is added to the white-view score for white, taken for black.
     # (Rows of locals, not lookups by colour in the body such as bbs[us << 3 | ROOK]: those
     # cost 13% more bytecodes per call than writing each colour out, the rows 6%.)
-    # (The rows also hold what threats need: the own pawns' attacks, and the enemy's
-    # queens, its rooks and queens, and all its pieces but pawns and king.)
+    # (The rows also hold what threats need: the enemy pieces the own pawns attack, and the
+    # enemy's queens and its rooks and queens.)
+    w_majors = wr | wq
+    b_majors = br | bq
     for (us, knights, bishops, rooks, queens, own_pawns, enemy_pawns, own_occ, enemy_occ, area,
-         enemy_ksq, own_patt, enemy_queens, enemy_majors, enemy_pieces) in (
+         enemy_ksq, pawn_hits, enemy_queens, enemy_majors) in (
             (WHITE, wn, wb, wr, wq, wp, bp, occ_w, occ_b, ~(occ_w | b_patt), bksq,
-             w_patt, bq, br | bq, bn | bb | br | bq),
+             w_patt & (bn | bb | b_majors), bq, b_majors),
             (BLACK, bn, bb, br, bq, bp, wp, occ_b, occ_w, ~(occ_b | w_patt), wksq,
-             b_patt, wq, wr | wq, wn | wb | wr | wq)):
+             b_patt & (wn | wb | w_majors), wq, w_majors)):
         # mobility, attacks on the enemy king zone, rook files; what minors and rooks attack
         zone = KING_ZONE[enemy_ksq]
         side = attackers = units = by_minors = by_rooks = 0
@@ -498,12 +501,14 @@ def evaluate(pos):
             side += units * KING_DANGER[attackers] // 10000
 
         # threats: enemy pieces attacked by lesser ones
-        if own_patt & enemy_pieces:
-            side += THREAT_PAWN_PACKED * popcount(own_patt & enemy_pieces)
-        if by_minors & enemy_majors:
-            side += THREAT_MINOR_PACKED * popcount(by_minors & enemy_majors)
-        if by_rooks & enemy_queens:
-            side += THREAT_ROOK_PACKED * popcount(by_rooks & enemy_queens)
+        if pawn_hits:
+            side += THREAT_PAWN_PACKED * popcount(pawn_hits)
+        hits = by_minors & enemy_majors
+        if hits:
+            side += THREAT_MINOR_PACKED * popcount(hits)
+        hits = by_rooks & enemy_queens
+        if hits:
+            side += THREAT_ROOK_PACKED * popcount(hits)
 
         # mop-up against a bare king
         if not enemy_occ & (enemy_occ - 1) and own_occ & (own_occ - 1):

@@ -26,10 +26,12 @@ import engine.evaluate as ev  # noqa: E402
 from engine.position import Position  # noqa: E402
 from engine.types import WHITE  # noqa: E402
 from pawn_ending_starts import random_ending  # noqa: E402
+from tune import expected_result  # noqa: E402
 
 
 def expected(cp):
-    return 1.0 / (1.0 + 10.0 ** (-cp / 400.0))
+    """The expected result of a score: Texel's logistic at K = 1, 1 / (1 + 10^(-cp/400))."""
+    return expected_result(cp, 1.0)
 
 
 def side(cp):

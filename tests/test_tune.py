@@ -112,8 +112,8 @@ def test_model_reproduces_evaluate_term_by_term_and_exactly():
     floor of the king attack (< 1 cp of middlegame each side), so always < 3 cp."""
     model = tune.Model(tune.current_values())
     used = dropped = fractional = 0
-    seen = dict.fromkeys(("scaled", "mop-up", "king attack", "passed: king distance",
-                          "passed: caught", "threats"), 0)
+    special = ("mop-up", "king attack", "passed: king distance", "passed: caught", "threats")
+    seen = dict.fromkeys(("scaled",) + special, 0)
     differences = []
     for fen in POSITIONS:
         pos = Position(fen)
@@ -141,7 +141,7 @@ def test_model_reproduces_evaluate_term_by_term_and_exactly():
             model.evaluate(sample), white_eval(pos), fen)
         differences.append(abs(difference))
         seen["scaled"] += terms["scale"] != 64
-        for row in ("mop-up", "king attack", "passed: king distance", "passed: caught", "threats"):
+        for row in special:
             seen[row] += terms[row] != (0, 0)
     assert used >= 900 and dropped >= 5 and fractional < used // 20
     assert sum(differences) / len(differences) < 1
