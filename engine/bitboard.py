@@ -4,9 +4,30 @@ Sliders are looked up in one dict per square keyed by the occupancy masked to th
 squares that matter (``ROOK_TABLE[sq][occ & ROOK_MASK[sq]]``): in CPython a dict lookup
 beats a magic multiply.  The tables are filled rank by rank from small per-line tables,
 which keeps import time to a few tens of milliseconds.
+
+Bit 63 (h8) is stored as BIT63.  On PyPy that is the sign bit (-2**63): an int must fit a
+signed machine word to stay unboxed there, and a list holding a single bigger one is
+boxed as a whole, so with plain ints every bitboard with h8 set would be a big int and
+most tables lists of boxed objects (figures: docs/measurements.md, "Speed").  On CPython
+it is 2**63 as usual (negative ints cost its bitwise operations more).  What the signed
+form (SIGNED true) asks of code handling bitboards:
+  - a bitboard with h8 set is negative: walk its squares from the top only after taking
+    h8 out (``if bb < 0``), and count them with ``popcount``, not ``int.bit_count``;
+  - ``bb.bit_length() - 1`` is still the square of a one-square bitboard (a king's);
+  - ``bb & (bb - 1)`` and ``bb & -bb`` overflow for h8 alone: test ``bb != BIT63`` too;
+  - a shift into bit 63 gives 2**63, not BIT63: pass such a set through ``to_bitboard``;
+  - tables and constants come from here, already in this form; ``unsigned(bb)`` gives the
+    plain 64-bit value (Polyglot keys, the KPK solver, python-chess in the tests).
+BASILISK_SIGNED_BITBOARDS=1 selects the signed form on CPython too, so that the tests
+check it on either interpreter (tests/test_bitboard_form.py).
 """
 
-BB_ALL = (1 << 64) - 1
+import os
+import sys
+
+SIGNED = sys.implementation.name == "pypy" or os.environ.get("BASILISK_SIGNED_BITBOARDS") == "1"
+BIT63 = -(1 << 63) if SIGNED else 1 << 63
+BB_ALL = (1 << 64) - 1          # the plain 64-bit mask (see unsigned)
 BB_SQUARES = [1 << sq for sq in range(64)]
 BB_FILES = [0x0101010101010101 << f for f in range(8)]
 BB_RANKS = [0xFF << (8 * r) for r in range(8)]
@@ -22,13 +43,32 @@ def _bit_count_fallback(bb):
 
 
 try:
-    popcount = int.bit_count      # CPython 3.10+
-except AttributeError:            # PyPy 3.9
-    popcount = _bit_count_fallback
+    _bit_count = int.bit_count      # CPython 3.10+, PyPy 7.3.11's 3.9
+except AttributeError:              # an older PyPy
+    _bit_count = _bit_count_fallback
+
+
+def _signed_popcount(bb):
+    return _bit_count(bb) if bb >= 0 else _bit_count(bb & 0x7FFFFFFFFFFFFFFF) + 1
+
+
+popcount = _signed_popcount if SIGNED else _bit_count
+
+
+def unsigned(bb):
+    """The plain 64-bit value of a bitboard (h8 as 2**63)."""
+    return bb & BB_ALL
+
+
+def to_bitboard(x):
+    """A 64-bit set given as a plain int (bits above 63 dropped), in this module's form."""
+    x &= BB_ALL
+    return x - (1 << 64) if SIGNED and x >> 63 else x
 
 
 def squares_of(bb):
     """Square indices of the set bits, lowest first (for non-hot code)."""
+    bb = unsigned(bb)
     out = []
     while bb:
         low = bb & -bb
@@ -152,6 +192,7 @@ BETWEEN, LINE = _lines()
 
 
 def fill_north(bb):
+    """Each set square and every square above it; plain 64-bit in and out (see unsigned)."""
     bb |= bb << 8
     bb |= bb << 16
     bb |= bb << 32
@@ -159,7 +200,29 @@ def fill_north(bb):
 
 
 def fill_south(bb):
+    """Each set square and every square below it; plain 64-bit in and out."""
     bb |= bb >> 8
     bb |= bb >> 16
     bb |= bb >> 32
     return bb
+
+
+def _in_this_form(table):
+    """A table (lists and dicts of bitboards, nested) with every bitboard via to_bitboard."""
+    if isinstance(table, list):
+        return [_in_this_form(item) for item in table]
+    if isinstance(table, dict):
+        return {key: to_bitboard(value) for key, value in table.items()}
+    return to_bitboard(table)
+
+
+if SIGNED:
+    (BB_SQUARES, BB_FILES, BB_RANKS, KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, ROOK_TABLE,
+     BISHOP_TABLE, ROOK_RAYS, BISHOP_RAYS, BETWEEN, LINE) = _in_this_form(
+        [BB_SQUARES, BB_FILES, BB_RANKS, KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, ROOK_TABLE,
+         BISHOP_TABLE, ROOK_RAYS, BISHOP_RAYS, BETWEEN, LINE])
+    BB_FILE_A, BB_FILE_H = BB_FILES[0], BB_FILES[7]
+    BB_RANK_1, BB_RANK_2, BB_RANK_3, BB_RANK_4 = BB_RANKS[0], BB_RANKS[1], BB_RANKS[2], BB_RANKS[3]
+    BB_RANK_5, BB_RANK_6, BB_RANK_7, BB_RANK_8 = BB_RANKS[4], BB_RANKS[5], BB_RANKS[6], BB_RANKS[7]
+    BB_LIGHT_SQUARES = to_bitboard(BB_LIGHT_SQUARES)
+    BB_DARK_SQUARES = to_bitboard(BB_DARK_SQUARES)

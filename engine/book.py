@@ -18,7 +18,7 @@ import os
 import stat
 import struct
 
-from engine.bitboard import PAWN_ATTACKS
+from engine.bitboard import PAWN_ATTACKS, unsigned
 from engine.movegen import generate_moves
 from engine.types import WHITE, BLACK, PAWN, KING, CASTLE_KING, CASTLE_QUEEN, PROMOTION
 from engine.zobrist import POLYGLOT_RANDOM
@@ -46,7 +46,7 @@ def polyglot_key(pos):
         if piece:
             kind = 2 * ((piece & 7) - 1) + (1 if piece >> 3 == WHITE else 0)
             key ^= POLYGLOT_RANDOM[64 * kind + sq]
-    rights = pos.castling
+    rights = unsigned(pos.castling)
     while rights:
         rook_bb = rights & -rights
         rights ^= rook_bb

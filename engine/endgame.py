@@ -17,7 +17,7 @@ The evaluation calls it only when few pieces remain (``pos`` unchanged); the che
 cheap, but cost a popcount or two per call.
 """
 
-from engine.bitboard import BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES, popcount
+from engine.bitboard import BIT63, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES, popcount
 from engine.kpk import kpk_probe
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 
@@ -122,7 +122,7 @@ def endgame_verdict(pos):
     for strong in (WHITE, BLACK):
         s = strong << 3
         weak_occ = pos.occ[strong ^ 1]
-        if weak_occ & (weak_occ - 1):
+        if weak_occ & (weak_occ - 1) and weak_occ != BIT63:
             continue                    # the other side has more than its king
         own = pos.occ[strong]
         bishop = bbs[s | BISHOP]

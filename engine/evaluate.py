@@ -26,9 +26,10 @@ the setting that switches each term off for an A/B match.
 
 import os
 
-from engine.bitboard import (BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES, BB_DARK_SQUARES,
-                             fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE, ROOK_MASK,
-                             BISHOP_TABLE, BISHOP_MASK, popcount)
+from engine.bitboard import (BIT63, BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES,
+                             BB_DARK_SQUARES, BB_SQUARES, fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS,
+                             ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK, popcount, to_bitboard,
+                             unsigned)
 from engine.endgame import EXACT, endgame_verdict
 from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.tunables import apply_overrides
@@ -95,9 +96,10 @@ def _apply_overrides(text):
 _apply_overrides(os.environ.get("BASILISK_EVAL", ""))
 
 # --- Tables built at import ----------------------------------------------------------------
+# the pawn-structure sets are computed as plain 64-bit ints (engine.bitboard's unsigned)
 _FULL = (1 << 64) - 1
-_NOT_A = _FULL ^ BB_FILE_A
-_NOT_H = _FULL ^ BB_FILE_H
+_NOT_A = _FULL ^ unsigned(BB_FILE_A)
+_NOT_H = _FULL ^ unsigned(BB_FILE_H)
 
 
 def _mobility_table(pt):
@@ -115,7 +117,7 @@ MOB_QUEEN = _mobility_table(QUEEN)
 # attack units -> centipawns (x 1/10000): the attacker-count weight times the percent knob
 KING_DANGER = tuple(w * KING_ATTACK_PERCENT for w in ATTACKER_WEIGHT)
 
-KING_ZONE = [KING_ATTACKS[sq] | 1 << sq for sq in range(64)]
+KING_ZONE = [KING_ATTACKS[sq] | BB_SQUARES[sq] for sq in range(64)]
 
 
 def _shield(color, rank_step):
@@ -206,7 +208,8 @@ def _pawn_sets(wp, bp):
     # enemy pawn (isolated pawns are already paid for)
     w_back = wp & ~fill_north(_sideways(wp)) & (b_att >> 8) & ~w_iso
     b_back = bp & ~fill_south(_sideways(bp)) & (w_att << 8) & ~b_iso
-    return w_att, b_att, ((w_passed, w_iso, w_dbl, w_back), (b_passed, b_iso, b_dbl, b_back))
+    # only white's attacks can reach h8 (a pawn on g7)
+    return to_bitboard(w_att), b_att, ((w_passed, w_iso, w_dbl, w_back), (b_passed, b_iso, b_dbl, b_back))
 
 
 def _pawn_entry(wp, bp):
@@ -259,7 +262,7 @@ def clear_cache():
 
 # --- Phase, scaling, mop-up (fast path) -------------------------------------------------
 # FILE_AHEAD[colour][sq]: the squares in front of a pawn of that colour on sq, on its file.
-FILE_AHEAD = ([fill_north(1 << sq) ^ 1 << sq for sq in range(64)],
+FILE_AHEAD = ([to_bitboard(fill_north(1 << sq) ^ 1 << sq) for sq in range(64)],
               [fill_south(1 << sq) ^ 1 << sq for sq in range(64)])
 
 
@@ -326,7 +329,7 @@ def scale_rule(pos, strong):
             # two knights cannot force mate (against pawns they sometimes can)
             return "SCALE_TWO_KNIGHTS_V_PAWNS" if bbs[w | PAWN] else "SCALE_TWO_KNIGHTS"
     wb, bb = bbs[BISHOP], bbs[8 | BISHOP]
-    if (wb and bb and not wb & (wb - 1) and not bb & (bb - 1)
+    if (wb and bb and (not wb & (wb - 1) or wb == BIT63) and (not bb & (bb - 1) or bb == BIT63)
             and bool(wb & BB_LIGHT_SQUARES) != bool(bb & BB_LIGHT_SQUARES)):
         # opposite-coloured bishops: very drawish alone, somewhat with other pieces
         if npm_s == VALUE_BISHOP_MG and npm_w == VALUE_BISHOP_MG:
@@ -358,7 +361,7 @@ def mopup_steps(pos, strong):
     weak_king = pos.king_square(strong ^ 1)
     strong_king = pos.king_square(strong)
     edge = CENTRE_MANHATTAN[weak_king]
-    if not heavy and knights and bishops and not bishops & (bishops - 1):
+    if not heavy and knights and bishops and (not bishops & (bishops - 1) or bishops == BIT63):
         # KBN: mate can only be forced in a corner of the bishop's colour
         corners = (7, 56) if bishops & BB_LIGHT_SQUARES else (0, 63)
         edge = 2 * (7 - min(DISTANCE[weak_king][corners[0]], DISTANCE[weak_king][corners[1]]))
@@ -447,7 +450,7 @@ def evaluate(pos):
         side = attackers = units = by_minors = by_rooks = 0
         b_ = knights
         while b_:
-            low = b_ & -b_
+            low = b_ & -b_ if b_ != BIT63 else b_       # h8 alone: see engine.bitboard
             b_ ^= low
             att = KNIGHT_ATTACKS[low.bit_length() - 1]
             by_minors |= att
@@ -457,10 +460,10 @@ def evaluate(pos):
                 attackers += 1
                 units += UNITS_N * popcount(att)
         b_ = bishops
-        if b_ & (b_ - 1):
+        if b_ & (b_ - 1) and b_ != BIT63:
             side += BISHOP_PAIR_PACKED
         while b_:
-            low = b_ & -b_
+            low = b_ & -b_ if b_ != BIT63 else b_       # h8 alone: see engine.bitboard
             b_ ^= low
             sq = low.bit_length() - 1
             att = BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
@@ -472,7 +475,7 @@ def evaluate(pos):
                 units += UNITS_B * popcount(att)
         b_ = rooks
         while b_:
-            low = b_ & -b_
+            low = b_ & -b_ if b_ != BIT63 else b_       # h8 alone: see engine.bitboard
             b_ ^= low
             sq = low.bit_length() - 1
             att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]]
@@ -488,7 +491,7 @@ def evaluate(pos):
                     side += ROOK_SEMI_PACKED if file_bb & enemy_pawns else ROOK_OPEN_PACKED
         b_ = queens
         while b_:
-            low = b_ & -b_
+            low = b_ & -b_ if b_ != BIT63 else b_       # h8 alone: see engine.bitboard
             b_ ^= low
             sq = low.bit_length() - 1
             att = ROOK_TABLE[sq][occ & ROOK_MASK[sq]] | BISHOP_TABLE[sq][occ & BISHOP_MASK[sq]]
@@ -511,7 +514,8 @@ def evaluate(pos):
             side += THREAT_ROOK_PACKED * popcount(hits)
 
         # mop-up against a bare king
-        if not enemy_occ & (enemy_occ - 1) and own_occ & (own_occ - 1):
+        if ((not enemy_occ & (enemy_occ - 1) or enemy_occ == BIT63)
+                and own_occ & (own_occ - 1) and own_occ != BIT63):
             side += mopup(pos, us) << 16
 
         if us == WHITE:

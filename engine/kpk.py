@@ -14,11 +14,15 @@ Promotion is exact: a queen or rook that is neither lost at once nor stalemating
 """
 
 from engine.bitboard import (BB_ALL, BB_FILE_A, BB_FILE_H, KING_ATTACKS, PAWN_ATTACKS,
-                             BISHOP_DIRECTIONS, ROOK_DIRECTIONS, popcount, slider_attacks_slow)
+                             BISHOP_DIRECTIONS, ROOK_DIRECTIONS, popcount, slider_attacks_slow,
+                             unsigned)
 from engine.types import WHITE, BLACK, PAWN, KING
 
-_NOT_A = BB_ALL ^ BB_FILE_A
-_NOT_H = BB_ALL ^ BB_FILE_H
+# The solver's sets are plain 64-bit ints (engine.bitboard's unsigned form) throughout.
+_NOT_A = BB_ALL ^ unsigned(BB_FILE_A)
+_NOT_H = BB_ALL ^ unsigned(BB_FILE_H)
+KING_ATTACKS = [unsigned(bb) for bb in KING_ATTACKS]
+PAWN_ATTACKS = [[unsigned(bb) for bb in row] for row in PAWN_ATTACKS]
 
 
 def _neighbours(bb):

@@ -10,14 +10,16 @@ Everything returned is therefore legal.  Moves are ints (see ``engine.types``).
 quiescence search, in the order generate_moves gives them.
 
 "All squares" is written -1 rather than a 64-bit mask, and complements stay as ``~x``
-(negative ints), always ANDed with a real bitboard before use: on PyPy an int >= 2**63
-is a boxed big int, and a 64-bit constant would make every such AND one.
+(negative ints), always ANDed with a real bitboard before use.  Bit 63 is BIT63 (the sign
+bit on PyPy, engine.bitboard): each loop over target squares takes h8 out first
+(``if bb < 0``, never true on CPython), and the white pawn sets that can reach h8 are
+converted with ``to_bitboard`` when a pawn stands on g7 or h7.
 """
 
-from engine.bitboard import (BB_SQUARES, BB_FILE_A, BB_FILE_H, BB_RANK_1, BB_RANK_3,
+from engine.bitboard import (BIT63, BB_SQUARES, BB_FILE_A, BB_FILE_H, BB_RANK_1, BB_RANK_3,
                              BB_RANK_6, BB_RANK_8, BETWEEN, LINE, KNIGHT_ATTACKS, KING_ATTACKS,
                              PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
-                             ROOK_RAYS, BISHOP_RAYS)
+                             ROOK_RAYS, BISHOP_RAYS, to_bitboard)
 from engine.types import (WHITE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
                           PROMO_KNIGHT, PROMO_BISHOP, PROMO_ROOK, PROMO_QUEEN, TO_SHIFT,
                           FLAG_SHIFT, MOVE_CAPTURE, MOVE_DOUBLE_PUSH, MOVE_EP)
@@ -54,10 +56,10 @@ def _king_danger(pos, us):
     snipers = (ROOK_RAYS[ksq] & their_rq) | (BISHOP_RAYS[ksq] & their_bq)
     between = BETWEEN[ksq]
     while snipers:
-        sniper = snipers.bit_length() - 1
+        sniper = snipers.bit_length() - 1 if snipers > 0 else 63
         snipers ^= BB_SQUARES[sniper]
         blockers = between[sniper] & occupied
-        if blockers and not blockers & (blockers - 1):
+        if blockers and not blockers & (blockers - 1):      # BETWEEN never holds h8
             pinned |= blockers & ours
     return checkers, pinned
 
@@ -76,7 +78,7 @@ def _king_moves(pos, us, ksq, targets, append):
     pawn_attacks = PAWN_ATTACKS[us]
     targets &= ~KING_ATTACKS[bbs[tb | KING].bit_length() - 1]
     while targets:
-        to = targets.bit_length() - 1
+        to = targets.bit_length() - 1 if targets > 0 else 63
         to_bb = BB_SQUARES[to]
         targets ^= to_bb
         # the empty-board rays first: most squares see no slider at all, and a list
@@ -108,7 +110,7 @@ def generate_moves(pos, quiets=True):
     _king_moves(pos, us, ksq, KING_ATTACKS[ksq] & ~ours, append)
 
     if checkers:
-        if checkers & (checkers - 1):
+        if checkers & (checkers - 1) and checkers != BIT63:
             return moves            # double check: only the king may move
         target = BETWEEN[ksq][checkers.bit_length() - 1] | checkers
         movable = ours & ~pinned    # a pinned piece can never answer a check
@@ -127,6 +129,9 @@ def generate_moves(pos, quiets=True):
         double = ((push & BB_RANK_3) << 8) & quiet_target
         cap_left = ((free_pawns & ~BB_FILE_A) << 7) & cap_target
         cap_right = ((free_pawns & ~BB_FILE_H) << 9) & cap_target
+        if free_pawns >> 54:        # a pawn on g7 or h7: a shift makes 2**63 of h8, not BIT63
+            push = to_bitboard(push)
+            cap_right = to_bitboard(cap_right)
         promo_rank = BB_RANK_8
         up = 8
     else:
@@ -156,13 +161,13 @@ def generate_moves(pos, quiets=True):
             captures ^= BB_SQUARES[to]
             append((to - delta) | TO_BITS[to] | MOVE_CAPTURE)
         while promo_caps:
-            to = promo_caps.bit_length() - 1
+            to = promo_caps.bit_length() - 1 if promo_caps > 0 else 63
             promo_caps ^= BB_SQUARES[to]
             base = (to - delta) | TO_BITS[to]
             for flag in _CAPTURE_PROMOTIONS:
                 append(base | flag)
     while promo_push:
-        to = promo_push.bit_length() - 1
+        to = promo_push.bit_length() - 1 if promo_push > 0 else 63
         promo_push ^= BB_SQUARES[to]
         base = (to - up) | TO_BITS[to]
         for flag in _PROMOTIONS:
@@ -177,16 +182,22 @@ def generate_moves(pos, quiets=True):
     # Pieces: captures and quiet moves in separate loops, so each has a constant flag.
     bb = bbs[ub | KNIGHT] & movable & ~pinned
     while bb:
-        fr = bb.bit_length() - 1
+        fr = bb.bit_length() - 1 if bb > 0 else 63
         bb ^= BB_SQUARES[fr]
         att = KNIGHT_ATTACKS[fr]
         caps = att & cap_target
         att &= quiet_target
         base = fr | MOVE_CAPTURE
+        if caps < 0:        # h8 first, as the walk from the top below would
+            caps ^= BIT63
+            append(base | TO_BITS[63])
         while caps:
             to = caps.bit_length() - 1
             caps ^= BB_SQUARES[to]
             append(base | TO_BITS[to])
+        if att < 0:        # h8 first, as the walk from the top below would
+            att ^= BIT63
+            append(fr | TO_BITS[63])
         while att:
             to = att.bit_length() - 1
             att ^= BB_SQUARES[to]
@@ -197,7 +208,7 @@ def generate_moves(pos, quiets=True):
     for kind in (BISHOP, ROOK, QUEEN):
         sliders = bbs[ub | kind] & movable
         while sliders:
-            fr = sliders.bit_length() - 1
+            fr = sliders.bit_length() - 1 if sliders > 0 else 63
             f_bb = BB_SQUARES[fr]
             sliders ^= f_bb
             if kind == BISHOP:
@@ -212,10 +223,16 @@ def generate_moves(pos, quiets=True):
             caps = att & cap_target
             att &= quiet_target
             base = fr | MOVE_CAPTURE
+            if caps < 0:        # h8 first, as the walk from the top below would
+                caps ^= BIT63
+                append(base | TO_BITS[63])
             while caps:
                 to = caps.bit_length() - 1
                 caps ^= BB_SQUARES[to]
                 append(base | TO_BITS[to])
+            if att < 0:        # h8 first, as the walk from the top below would
+                att ^= BIT63
+                append(fr | TO_BITS[63])
             while att:
                 to = att.bit_length() - 1
                 att ^= BB_SQUARES[to]
@@ -246,7 +263,7 @@ def generate_captures(pos):
         _king_moves(pos, us, ksq, king_captures, append)
 
     if checkers:
-        if checkers & (checkers - 1):
+        if checkers & (checkers - 1) and checkers != BIT63:
             return moves
         target = BETWEEN[ksq][checkers.bit_length() - 1] | checkers
         movable = ours & ~pinned
@@ -262,6 +279,9 @@ def generate_captures(pos):
         promo_push = ((free_pawns & 0x00FF000000000000) << 8) & empty & target
         cap_left = ((free_pawns & ~BB_FILE_A) << 7) & cap_target
         cap_right = ((free_pawns & ~BB_FILE_H) << 9) & cap_target
+        if free_pawns >> 54:        # as in generate_moves
+            promo_push = to_bitboard(promo_push)
+            cap_right = to_bitboard(cap_right)
         promo_rank = BB_RANK_8
         up = 8
     else:
@@ -278,11 +298,11 @@ def generate_captures(pos):
             captures ^= BB_SQUARES[to]
             append((to - delta) | TO_BITS[to] | MOVE_CAPTURE)
         while promo_caps:
-            to = promo_caps.bit_length() - 1
+            to = promo_caps.bit_length() - 1 if promo_caps > 0 else 63
             promo_caps ^= BB_SQUARES[to]
             append((to - delta) | TO_BITS[to] | _CAPTURE_PROMOTIONS[0])
     while promo_push:
-        to = promo_push.bit_length() - 1
+        to = promo_push.bit_length() - 1 if promo_push > 0 else 63
         promo_push ^= BB_SQUARES[to]
         append((to - up) | TO_BITS[to] | _PROMOTIONS[0])
     pinned_pawns = pawns & pinned
@@ -294,10 +314,13 @@ def generate_captures(pos):
 
     bb = bbs[ub | KNIGHT] & movable & ~pinned
     while bb:
-        fr = bb.bit_length() - 1
+        fr = bb.bit_length() - 1 if bb > 0 else 63
         bb ^= BB_SQUARES[fr]
         caps = KNIGHT_ATTACKS[fr] & cap_target
         base = fr | MOVE_CAPTURE
+        if caps < 0:        # h8 first, as the walk from the top below would
+            caps ^= BIT63
+            append(base | TO_BITS[63])
         while caps:
             to = caps.bit_length() - 1
             caps ^= BB_SQUARES[to]
@@ -305,7 +328,7 @@ def generate_captures(pos):
     for kind in (BISHOP, ROOK, QUEEN):      # as in generate_moves
         sliders = bbs[ub | kind] & movable
         while sliders:
-            fr = sliders.bit_length() - 1
+            fr = sliders.bit_length() - 1 if sliders > 0 else 63
             f_bb = BB_SQUARES[fr]
             sliders ^= f_bb
             # nothing to capture even on an empty board: skip the dict lookups
@@ -324,6 +347,9 @@ def generate_captures(pos):
             if f_bb & pinned:
                 caps &= LINE[ksq][fr]
             base = fr | MOVE_CAPTURE
+            if caps < 0:        # h8 first, as the walk from the top below would
+                caps ^= BIT63
+                append(base | TO_BITS[63])
             while caps:
                 to = caps.bit_length() - 1
                 caps ^= BB_SQUARES[to]
@@ -337,8 +363,8 @@ def _castling_moves(pos, us, ksq, occupied, pinned, append):
     info = pos.castle_info
     them = us ^ 1
     while rights:
-        r_bb = rights & -rights         # lowest first: generation order is the search's
-        rights ^= r_bb                  # tie-break, so it stays as it was
+        r_bb = rights & -rights if rights != BIT63 else rights   # lowest first: generation
+        rights ^= r_bb                  # order is the search's tie-break, so it stays as it was
         rsq = r_bb.bit_length() - 1
         flag, _, kdest, _, must_be_empty, king_path = info[rsq]
         if occupied & must_be_empty or r_bb & pinned:
@@ -353,7 +379,7 @@ def _castling_moves(pos, us, ksq, occupied, pinned, append):
 def _bits(bb):
     """Set squares, lowest first (for the rare cases: pins, en passant, castling)."""
     while bb:
-        low = bb & -bb
+        low = bb & -bb if bb != BIT63 else bb
         yield low.bit_length() - 1
         bb ^= low
 

@@ -12,8 +12,8 @@ Score bands, best first:
     under-promotions
 """
 
-from engine.bitboard import (PAWN_ATTACKS, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE, ROOK_MASK,
-                             BISHOP_TABLE, BISHOP_MASK)
+from engine.bitboard import (BIT63, BB_SQUARES, PAWN_ATTACKS, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE,
+                             ROOK_MASK, BISHOP_TABLE, BISHOP_MASK)
 from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, W_PAWN,
                           W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN, W_KING, B_PAWN, B_KNIGHT,
                           B_BISHOP, B_ROOK, B_QUEEN, B_KING, MAX_PLY, SQ_MASK, TO_SHIFT,
@@ -55,9 +55,9 @@ def see_ge(pos, move, threshold=0):
         return True
     bbs = pos.bbs
     occ = pos.occ
-    occupied = (occ[WHITE] | occ[BLACK]) ^ (1 << fr) ^ (1 << to)
+    occupied = (occ[WHITE] | occ[BLACK]) ^ BB_SQUARES[fr] ^ BB_SQUARES[to]
     if flag == EP_CAPTURE:
-        occupied ^= 1 << (to - 8 if pos.turn == WHITE else to + 8)
+        occupied ^= BB_SQUARES[to - 8 if pos.turn == WHITE else to + 8]
     stm = pos.turn
     bishops_queens = bbs[W_BISHOP] | bbs[W_QUEEN] | bbs[B_BISHOP] | bbs[B_QUEEN]
     rooks_queens = bbs[W_ROOK] | bbs[W_QUEEN] | bbs[B_ROOK] | bbs[B_QUEEN]
@@ -86,7 +86,7 @@ def see_ge(pos, move, threshold=0):
             swap = pawn_value - swap
             if swap < res:
                 break
-            occupied ^= bb & -bb
+            occupied ^= bb & -bb                    # no pawn stands on h8
             attackers |= bishop_table[occupied & bishop_mask] & bishops_queens
             continue
         bb = stm_attackers & bbs[base | KNIGHT]
@@ -94,14 +94,14 @@ def see_ge(pos, move, threshold=0):
             swap = knight_value - swap
             if swap < res:
                 break
-            occupied ^= bb & -bb
+            occupied ^= bb & -bb if bb != BIT63 else bb     # h8 alone (engine.bitboard)
             continue
         bb = stm_attackers & bbs[base | BISHOP]
         if bb:
             swap = bishop_value - swap
             if swap < res:
                 break
-            occupied ^= bb & -bb
+            occupied ^= bb & -bb if bb != BIT63 else bb     # h8 alone (engine.bitboard)
             attackers |= bishop_table[occupied & bishop_mask] & bishops_queens
             continue
         bb = stm_attackers & bbs[base | ROOK]
@@ -109,7 +109,7 @@ def see_ge(pos, move, threshold=0):
             swap = rook_value - swap
             if swap < res:
                 break
-            occupied ^= bb & -bb
+            occupied ^= bb & -bb if bb != BIT63 else bb     # h8 alone (engine.bitboard)
             attackers |= rook_table[occupied & rook_mask] & rooks_queens
             continue
         bb = stm_attackers & bbs[base | QUEEN]
@@ -117,7 +117,7 @@ def see_ge(pos, move, threshold=0):
             swap = queen_value - swap
             if swap < res:
                 break
-            occupied ^= bb & -bb
+            occupied ^= bb & -bb if bb != BIT63 else bb     # h8 alone (engine.bitboard)
             attackers |= ((bishop_table[occupied & bishop_mask] & bishops_queens)
                           | (rook_table[occupied & rook_mask] & rooks_queens))
             continue

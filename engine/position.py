@@ -10,7 +10,7 @@ material+piece-square score ``psq``.  Undo is one tuple per ply on ``stack``; th
 it double as the repetition history.
 """
 
-from engine.bitboard import (BB_ALL, BB_SQUARES, BB_RANK_1, BB_RANK_8, BETWEEN, LINE,
+from engine.bitboard import (BIT63, BB_SQUARES, BB_RANK_1, BB_RANK_8, BETWEEN, LINE,
                              KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS,
                              ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
                              ROOK_RAYS, BISHOP_RAYS,
@@ -100,7 +100,7 @@ class Position:
 
         Rights only ever disappear during a game, so this is computed once per FEN.
         """
-        mask = [BB_ALL] * 64
+        mask = [-1] * 64            # -1: every right kept
         info = {}
         for rsq in squares_of(self.castling):
             color = WHITE if rsq < 8 else BLACK
@@ -118,7 +118,7 @@ class Position:
         self.castle_mask = mask
         self.castle_info = info
         # squares whose touching changes a right: the castling rooks' and their kings'
-        self.castle_touch = sum(BB_SQUARES[sq] for sq in range(64) if mask[sq] != BB_ALL)
+        self.castle_touch = sum(BB_SQUARES[sq] for sq in range(64) if mask[sq] != -1)
 
     # ------------------------------------------------------------------ derived state
     def compute_key(self):
@@ -233,7 +233,7 @@ class Position:
         discoverers = 0
         between = BETWEEN[ksq]
         while snipers:
-            s_bb = snipers & -snipers
+            s_bb = snipers & -snipers if snipers != BIT63 else snipers
             snipers ^= s_bb
             blockers = between[s_bb.bit_length() - 1] & occupied
             if blockers and not blockers & (blockers - 1):
@@ -664,9 +664,9 @@ def _parse_castling(field, board):
         if not files:
             raise FenError("castling right %r but no rook in place for it" % ch)
         rsq = back + files[0]
-        if rights & (1 << rsq):
+        if rights & BB_SQUARES[rsq]:
             raise FenError("castling right %r given twice" % ch)
-        rights |= 1 << rsq
+        rights |= BB_SQUARES[rsq]
     for color in (WHITE, BLACK):
         side_rights = [sq for sq in squares_of(rights) if (sq < 8) == (color == WHITE)]
         ksq = next(sq for sq in range(64) if board[sq] == (color << 3 | KING))
@@ -708,7 +708,7 @@ def _parse_fen(fen):
     bbs = [0] * 16
     for sq, piece in enumerate(board):
         if piece:
-            bbs[piece] |= 1 << sq
+            bbs[piece] |= BB_SQUARES[sq]
     occ = [0, 0]
     for piece in range(16):
         occ[piece >> 3] |= bbs[piece]

@@ -15,6 +15,7 @@ true 64-bit hash is then ``polyglot_key(pos)``, computed from the board from scr
 
 import sys
 
+from engine.bitboard import unsigned
 from engine.types import PIECES, WHITE
 
 POLYGLOT_RANDOM = (
@@ -267,6 +268,7 @@ def castling_key(rights_bb):
 
 
 def _squares(bb):
+    bb = unsigned(bb)               # a rook on h8 is the sign bit on PyPy (engine.bitboard)
     while bb:
         low = bb & -bb
         yield low.bit_length() - 1

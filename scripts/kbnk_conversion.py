@@ -49,7 +49,7 @@ def _is_kbnk(pos):
         return False
     bbs = pos.bbs
     for s in (0, 8):
-        if bbs[s | BISHOP] and bbs[s | KNIGHT] and bbs[s | BISHOP] & (bbs[s | BISHOP] - 1) == 0:
+        if bbs[s | KNIGHT] and popcount(bbs[s | BISHOP]) == 1:
             return True
     return False
 

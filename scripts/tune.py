@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO))
 import engine.evaluate as ev  # noqa: E402
 import engine.weights  # noqa: E402
 from engine.bitboard import (KNIGHT_ATTACKS, BISHOP_TABLE, BISHOP_MASK, ROOK_TABLE,  # noqa: E402
-                             ROOK_MASK, BB_FILES, popcount)
+                             ROOK_MASK, BB_FILES, popcount, unsigned)
 from engine.endgame import EXACT, endgame_verdict  # noqa: E402
 from engine.position import Position  # noqa: E402
 from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,  # noqa: E402
@@ -333,7 +333,7 @@ def extract(pos):
         add(T_THREAT_PAWN, sign * popcount(own_patt & enemy_pieces))
         add(T_THREAT_MINOR, sign * popcount((hit_by[KNIGHT] | hit_by[BISHOP]) & enemy_majors))
         add(T_THREAT_ROOK, sign * popcount(hit_by[ROOK] & bbs[ebase | QUEEN]))
-        if not enemy_occ & (enemy_occ - 1) and own_occ & (own_occ - 1):
+        if popcount(enemy_occ) == 1 and popcount(own_occ) > 1:
             steps = ev.mopup_steps(pos, us)
             if steps:
                 add(T_MOPUP_EDGE, sign * steps[0])
@@ -352,6 +352,7 @@ def extract(pos):
 
 
 def _squares(bb):
+    bb = unsigned(bb)
     while bb:
         low = bb & -bb
         bb ^= low
