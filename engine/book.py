@@ -18,7 +18,7 @@ import os
 import stat
 import struct
 
-from engine.bitboard import PAWN_ATTACKS, unsigned
+from engine.bitboard import PAWN_ATTACKS, squares_of
 from engine.movegen import generate_moves
 from engine.types import WHITE, BLACK, PAWN, KING, CASTLE_KING, CASTLE_QUEEN, PROMOTION
 from engine.zobrist import POLYGLOT_RANDOM
@@ -46,11 +46,7 @@ def polyglot_key(pos):
         if piece:
             kind = 2 * ((piece & 7) - 1) + (1 if piece >> 3 == WHITE else 0)
             key ^= POLYGLOT_RANDOM[64 * kind + sq]
-    rights = unsigned(pos.castling)
-    while rights:
-        rook_bb = rights & -rights
-        rights ^= rook_bb
-        rook_sq = rook_bb.bit_length() - 1
+    for rook_sq in squares_of(pos.castling):
         color = WHITE if rook_sq < 8 else BLACK
         king_sq = pos.bbs[color << 3 | KING].bit_length() - 1
         key ^= POLYGLOT_RANDOM[_POLYGLOT_CASTLE[2 * color + (0 if rook_sq > king_sq else 1)]]

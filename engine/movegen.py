@@ -19,7 +19,7 @@ converted with ``to_bitboard`` when a pawn stands on g7 or h7.
 from engine.bitboard import (BIT63, BB_SQUARES, BB_FILE_A, BB_FILE_H, BB_RANK_1, BB_RANK_3,
                              BB_RANK_6, BB_RANK_8, BETWEEN, LINE, KNIGHT_ATTACKS, KING_ATTACKS,
                              PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
-                             ROOK_RAYS, BISHOP_RAYS, to_bitboard)
+                             ROOK_RAYS, BISHOP_RAYS, squares_of, to_bitboard)
 from engine.types import (WHITE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
                           PROMO_KNIGHT, PROMO_BISHOP, PROMO_ROOK, PROMO_QUEEN, TO_SHIFT,
                           FLAG_SHIFT, MOVE_CAPTURE, MOVE_DOUBLE_PUSH, MOVE_EP)
@@ -362,26 +362,15 @@ def _castling_moves(pos, us, ksq, occupied, pinned, append):
     rights = pos.castling & (BB_RANK_1 if us == WHITE else BB_RANK_8)
     info = pos.castle_info
     them = us ^ 1
-    while rights:
-        r_bb = rights & -rights if rights != BIT63 else rights   # lowest first: generation
-        rights ^= r_bb                  # order is the search's tie-break, so it stays as it was
-        rsq = r_bb.bit_length() - 1
+    for rsq in squares_of(rights):  # lowest first: generation order is the search's tie-break
         flag, _, kdest, _, must_be_empty, king_path = info[rsq]
-        if occupied & must_be_empty or r_bb & pinned:
+        if occupied & must_be_empty or BB_SQUARES[rsq] & pinned:
             continue
-        for sq in _bits(king_path):
+        for sq in squares_of(king_path):
             if pos.is_attacked(sq, them, occupied):
                 break
         else:
             append(ksq | TO_BITS[rsq] | flag << FLAG_SHIFT)
-
-
-def _bits(bb):
-    """Set squares, lowest first (for the rare cases: pins, en passant, castling)."""
-    while bb:
-        low = bb & -bb if bb != BIT63 else bb
-        yield low.bit_length() - 1
-        bb ^= low
 
 
 def _pinned_pawn_moves(pawns, us, ksq, empty, target, cap_target, plain_pushes,
@@ -393,7 +382,7 @@ def _pinned_pawn_moves(pawns, us, ksq, empty, target, cap_target, plain_pushes,
     up = 8 if us == WHITE else -8
     start_rank = 1 if us == WHITE else 6
     promo_rank = BB_RANK_8 if us == WHITE else BB_RANK_1
-    for fr in _bits(pawns):
+    for fr in squares_of(pawns):
         line = LINE[ksq][fr]
         to = fr + up
         if BB_SQUARES[to] & empty & line:        # then a double push is on the line too
@@ -407,7 +396,7 @@ def _pinned_pawn_moves(pawns, us, ksq, empty, target, cap_target, plain_pushes,
                 to2 = to + up
                 if fr >> 3 == start_rank and BB_SQUARES[to2] & empty & target:
                     append(fr | TO_BITS[to2] | MOVE_DOUBLE_PUSH)
-        for to in _bits(PAWN_ATTACKS[us][fr] & cap_target & line):
+        for to in squares_of(PAWN_ATTACKS[us][fr] & cap_target & line):
             if BB_SQUARES[to] & promo_rank:
                 for promotion in capture_promotions:
                     append(fr | TO_BITS[to] | promotion)
@@ -420,7 +409,7 @@ def _en_passant_moves(pos, us, ksq, occupied, append):
     ep = pos.ep
     cap_sq = ep - 8 if us == WHITE else ep + 8
     them_bb = pos.occ[us ^ 1] & ~BB_SQUARES[cap_sq]
-    for fr in _bits(PAWN_ATTACKS[us ^ 1][ep] & pos.bbs[us << 3 | PAWN]):
+    for fr in squares_of(PAWN_ATTACKS[us ^ 1][ep] & pos.bbs[us << 3 | PAWN]):
         occ_after = (occupied ^ BB_SQUARES[fr] ^ BB_SQUARES[cap_sq]) | BB_SQUARES[ep]
         if not pos.attackers_to(ksq, occ_after) & them_bb:
             append(fr | TO_BITS[ep] | MOVE_EP)

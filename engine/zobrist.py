@@ -15,7 +15,7 @@ true 64-bit hash is then ``polyglot_key(pos)``, computed from the board from scr
 
 import sys
 
-from engine.bitboard import unsigned
+from engine.bitboard import squares_of
 from engine.types import PIECES, WHITE
 
 POLYGLOT_RANDOM = (
@@ -261,18 +261,10 @@ def castling_key(rights_bb):
     key = _castle_cache.get(rights_bb)
     if key is None:
         key = 0
-        for sq in _squares(rights_bb):
+        for sq in squares_of(rights_bb):
             key ^= ZOBRIST_CASTLE_SQUARE[sq]
         _castle_cache[rights_bb] = key
     return key
-
-
-def _squares(bb):
-    bb = unsigned(bb)               # a rook on h8 is the sign bit on PyPy (engine.bitboard)
-    while bb:
-        low = bb & -bb
-        yield low.bit_length() - 1
-        bb ^= low
 
 
 def polyglot_key(pos):
@@ -286,7 +278,7 @@ def polyglot_key(pos):
     for sq, piece in enumerate(pos.board):
         if piece:
             key ^= _POLYGLOT_PIECE[piece][sq]
-    for sq in _squares(pos.castling):
+    for sq in squares_of(pos.castling):
         key ^= _POLYGLOT_CASTLE_SQUARE[sq]
     if pos.ep:
         key ^= POLYGLOT_RANDOM[772 + (pos.ep & 7)]

@@ -22,32 +22,24 @@ import shutil
 import subprocess
 import sys
 
+from playouts import random_playouts
+
+from engine.search import BENCH_POSITIONS  # noqa: E402  (playouts put the repository on the path)
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Runs in the repository (cwd) under the interpreter measured; prints one JSON object.
 RUNNER = r"""
-import json, random, sys, time
+import json, sys, time
 sys.path.insert(0, '.')
 from engine.evaluate import evaluate, clear_cache
 from engine.movegen import generate_moves
 from engine.ordering import MoveOrderer, see_ge
 from engine.position import Position
-from engine.search import BENCH_POSITIONS
 from engine.tt import new_table
 
-seed, per_fen, rounds = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-rng = random.Random(seed)
-positions = []
-for fen in BENCH_POSITIONS:
-    for _ in range(per_fen):
-        pos = Position(fen)
-        for _ in range(rng.randrange(30)):
-            moves = generate_moves(pos)
-            if not moves:
-                break
-            pos.make(rng.choice(moves))
-        if generate_moves(pos):
-            positions.append(Position(pos.fen()))
+rounds = int(sys.argv[1])
+positions = [p for p in map(Position, json.load(sys.stdin)) if generate_moves(p)]
 moves_of = [generate_moves(p) for p in positions]
 pairs = list(zip(positions, moves_of))
 orderer = MoveOrderer()
@@ -122,8 +114,8 @@ print(json.dumps({"positions": len(positions), "h8 taken": len(h8_taken),
 """
 
 
-def measure(python, seed, per_fen, rounds):
-    out = subprocess.run([python, "-c", RUNNER, str(seed), str(per_fen), str(rounds)], cwd=REPO,
+def measure(python, fens, rounds):
+    out = subprocess.run([python, "-c", RUNNER, str(rounds)], cwd=REPO, input=json.dumps(fens),
                          capture_output=True, text=True, check=False)
     if out.returncode:
         sys.exit("%s failed:\n%s" % (python, out.stderr))
@@ -139,8 +131,9 @@ def main():
     parser.add_argument("--per-fen", type=int, default=12, help="playouts per bench position")
     parser.add_argument("--seed", type=int, default=5)
     args = parser.parse_args()
-    a = measure(args.a_python, args.seed, args.per_fen, args.a_rounds)
-    b = measure(args.b_python, args.seed, args.per_fen, args.b_rounds)
+    fens = random_playouts(BENCH_POSITIONS, args.per_fen, 30, args.seed)
+    a = measure(args.a_python, fens, args.a_rounds)
+    b = measure(args.b_python, fens, args.b_rounds)
     print("%d positions (%d with a piece on h8); microseconds per position, best of rounds"
           % (a["positions"], a["h8 taken"]))
     print("  A: %s (%d rounds)\n  B: %s (%d rounds)" % (args.a_python, args.a_rounds,

@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO))
 import engine.evaluate as ev  # noqa: E402
 import engine.weights  # noqa: E402
 from engine.bitboard import (KNIGHT_ATTACKS, BISHOP_TABLE, BISHOP_MASK, ROOK_TABLE,  # noqa: E402
-                             ROOK_MASK, BB_FILES, popcount, unsigned)
+                             ROOK_MASK, BB_FILES, popcount, squares_of)
 from engine.endgame import EXACT, endgame_verdict  # noqa: E402
 from engine.position import Position  # noqa: E402
 from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,  # noqa: E402
@@ -285,14 +285,14 @@ def extract(pos):
             bb = bbs[base | pt]
             if bb and pt != KING:
                 add(T_MATERIAL[pt], sign * popcount(bb))
-            for sq in _squares(bb):
+            for sq in squares_of(bb):
                 add(T_PST[pt][sq ^ flip], sign)
 
         passed, isolated, doubled, backward = pawn_sets[us]
         for term, bb in ((T_ISOLATED, isolated), (T_DOUBLED, doubled), (T_BACKWARD, backward)):
             if bb:
                 add(term, sign * popcount(bb))
-        for sq in _squares(passed):
+        for sq in squares_of(passed):
             rank = (sq ^ flip) >> 3
             add(T_PASSED[rank], sign)
             if rank >= 3:
@@ -308,7 +308,7 @@ def extract(pos):
         zone_hits = dict.fromkeys(MINOR_AND_MAJOR, 0)
         hit_by = dict.fromkeys(MINOR_AND_MAJOR, 0)
         for pt in MINOR_AND_MAJOR:
-            for sq in _squares(bbs[base | pt]):
+            for sq in squares_of(bbs[base | pt]):
                 att = _attacks(pt, sq, occ)
                 hit_by[pt] |= att
                 safe = popcount(att & area) - ev.MOBILITY_CENTRE[pt]
@@ -349,14 +349,6 @@ def extract(pos):
         sample.scale = (_scale_index(pos, WHITE), popcount(pawn_sets[WHITE][0]),
                         _scale_index(pos, BLACK), popcount(pawn_sets[BLACK][0]))
     return sample
-
-
-def _squares(bb):
-    bb = unsigned(bb)
-    while bb:
-        low = bb & -bb
-        bb ^= low
-        yield low.bit_length() - 1
 
 
 def _attacks(pt, sq, occ):

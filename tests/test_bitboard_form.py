@@ -13,6 +13,7 @@ import sys
 
 import engine.bitboard as bitboard
 from engine.bitboard import BB_SQUARES, BIT63, popcount, squares_of, to_bitboard, unsigned
+from playouts import random_playouts
 
 # Positions where h8 matters: pieces on it, pawns promoting onto it, checks from it.
 H8_FENS = [
@@ -27,9 +28,12 @@ H8_FENS = [
     "1k5r/8/8/8/8/8/8/R3K2R b KQ - 0 1",
 ]
 
+# 12 random playouts of up to 39 moves from each
+PLAYOUTS = random_playouts(H8_FENS, 12, 40, seed=7)
+
 # Runs under the interpreter with the form given by the environment; prints JSON.
 CHILD = r"""
-import json, random, sys
+import json, sys
 import engine.bitboard as bitboard
 from engine.evaluate import evaluate
 from engine.movegen import generate_moves
@@ -38,18 +42,7 @@ from engine.perft import perft
 from engine.position import Position
 from engine.search import run_bench
 
-fens = json.loads(sys.argv[1])
-rng = random.Random(7)
-positions = []
-for fen in fens:
-    for _ in range(12):
-        pos = Position(fen)
-        for _ in range(rng.randrange(40)):
-            moves = generate_moves(pos)
-            if not moves:
-                break
-            pos.make(rng.choice(moves))
-        positions.append(pos.fen())
+positions = json.loads(sys.argv[1])
 out = {"signed": bitboard.SIGNED, "bench": run_bench(depth=4)[0], "positions": []}
 for fen in positions:
     pos = Position(fen)
@@ -70,7 +63,7 @@ print(json.dumps(out))
 
 def _run_child(signed):
     env = dict(os.environ, BASILISK_SIGNED_BITBOARDS="1" if signed else "0")
-    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(H8_FENS)], env=env,
+    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(PLAYOUTS)], env=env,
                           capture_output=True, text=True, check=True,
                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     return json.loads(proc.stdout)
