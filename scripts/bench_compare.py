@@ -7,13 +7,16 @@ A side is a revision (a commit, a branch, or the working tree) run by an interpr
     python scripts/bench_compare.py --a 58a3f96 --b WORK      # an old commit vs this tree
     python scripts/bench_compare.py --a WORK --b WORK --b-python pypy3 --benches 6
     python scripts/bench_compare.py --go "movetime 1000"     # cold start: the first `go`
+    python scripts/bench_compare.py --go "movetime 1000" --idle 1   # ... a second after readyok
 
 Each round starts a fresh engine process per side, A then B, and lets it run ``--benches``
 `bench` commands in a row (so a JIT can warm up in that process); the figure kept from a
 process is its last bench, and a side's figure is its best over ``--rounds`` rounds (the
 usual "best of N" on a machine whose load varies). With ``--go`` each process instead
 answers one `go` from the start position after start-up, and its last `info` line gives
-nodes and nodes/s: what the first move of a real game gets.
+nodes and nodes/s: what the first move of a real game gets. ``--idle S`` waits S seconds
+between `readyok` and the `position`/`go`, as a GUI does while its user sets up a game (on
+PyPy the engine's JIT warm-up runs then).
 
 Prints both sides' nodes/s side by side and the ratio B/A, and checks that both sides
 searched the same number of nodes when they run the same interpreter (the bench signature).
@@ -97,7 +100,16 @@ def bench_process(python, path, benches, depth):
     return out
 
 
-def go_process(python, path, go_args):
+def label(python):
+    """A short name for an interpreter: a virtual environment's folder name for its python."""
+    base = os.path.basename(python)
+    parts = os.path.normpath(python).split(os.sep)
+    if base.startswith("python") and len(parts) >= 3 and parts[-2] == "bin":
+        return parts[-3]
+    return base
+
+
+def go_process(python, path, go_args, idle=0.0):
     """(nodes, nodes/s, seconds to uciok, to readyok) of the first `go` after start-up."""
     engine = Engine(python, path)
     try:
@@ -108,6 +120,7 @@ def go_process(python, path, go_args):
         engine.send("isready")
         engine.read_until(lambda line: line == "readyok")
         ready = time.perf_counter() - t0
+        time.sleep(idle)
         engine.send("position startpos")
         engine.send("go " + go_args)
         lines = engine.read_until(lambda line: line.startswith("bestmove"))
@@ -131,7 +144,12 @@ def main():
                         help="bench commands per process; the last one counts (JIT warm-up)")
     parser.add_argument("--depth", type=int, default=0, help="bench depth (default: the engine's)")
     parser.add_argument("--go", metavar="ARGS", help="measure the first `go ARGS` after start-up instead")
+    parser.add_argument("--idle", type=float, default=0.0, metavar="SECONDS",
+                        help="with --go: wait this long after readyok before the go")
     args = parser.parse_args()
+    # A relative interpreter path names a file here, not in the checkout the engine runs in.
+    args.a_python, args.b_python = (os.path.abspath(p) if os.sep in p else p
+                                    for p in (args.a_python, args.b_python))
 
     tmp = tempfile.mkdtemp(prefix="bench_compare_")
     try:
@@ -142,11 +160,11 @@ def main():
         for rnd in range(1, args.rounds + 1):
             for name, rev, python, path in sides:
                 if args.go:
-                    nodes, nps, uciok, ready = go_process(python, path, args.go)
+                    nodes, nps, uciok, ready = go_process(python, path, args.go, args.idle)
                     nodes_seen[name].add(nodes)
                     results[name].append(nps)
                     print("round %d %s (%s, %s): go %s: %d nodes, %d nodes/s; uciok after %.0f ms,"
-                          " readyok after %.0f ms" % (rnd, name, rev, os.path.basename(python),
+                          " readyok after %.0f ms" % (rnd, name, rev, label(python),
                                                       args.go, nodes, nps, uciok * 1000,
                                                       ready * 1000), flush=True)
                 else:
@@ -155,17 +173,17 @@ def main():
                         nodes_seen[name].add(nodes)
                     results[name].append(runs[-1][1])
                     print("round %d %s (%s, %s): nodes/s %s" % (
-                        rnd, name, rev, os.path.basename(python),
+                        rnd, name, rev, label(python),
                         " ".join(str(nps) for _, nps in runs)), flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
     print()
-    print("%-4s %-12s %-10s %12s %12s %10s" % ("side", "revision", "python", "best n/s",
+    print("%-4s %-12s %-12s %12s %12s %10s" % ("side", "revision", "python", "best n/s",
                                                "median n/s", "nodes"))
     for name, rev, python, _ in sides:
-        print("%-4s %-12s %-10s %12d %12d %10s" % (
-            name, rev[:12], os.path.basename(python), max(results[name]),
+        print("%-4s %-12s %-12s %12d %12d %10s" % (
+            name, rev[:12], label(python), max(results[name]),
             statistics.median(results[name]), ",".join(str(n) for n in sorted(nodes_seen[name]))))
     ratio = max(results["B"]) / max(max(results["A"]), 1)
     print("ratio B/A (best): %.2fx   (median: %.2fx)" % (
