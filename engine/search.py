@@ -24,7 +24,7 @@ import os
 import time
 
 from engine.bitboard import LINE
-from engine.evaluate import evaluate
+from engine.evaluate import evaluate, clear_cache as clear_eval_cache
 from engine.movegen import generate_moves, is_legal_move
 from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
 from engine.position import Position
@@ -704,18 +704,25 @@ class _NoClock:
 
 
 def run_bench(depth=BENCH_DEPTH, hash_mb=16, report=None, positions=None):
-    """Search each bench FEN to depth with a fresh Searcher; (total_nodes, seconds).
+    """Search each bench FEN to depth with a fresh Searcher and empty evaluation caches (so a
+    second bench in one process measures the search, not the caches the first one filled);
+    (total_nodes, seconds searched).  As in Stockfish's bench, the time counts the searches
+    only, not the setting up of each position's hash table (~6 ms for 16 MB on PyPy, 1 ms
+    on CPython).
 
     ``report(fen, nodes, seconds, best_move)`` is called after each position.
     """
     total = 0
-    start = time.perf_counter()
+    searched = 0.0
     for fen in positions or BENCH_POSITIONS:
         searcher = Searcher(hash_mb)
         pos = Position(fen)
+        clear_eval_cache()
         t0 = time.perf_counter()
         best, _ = searcher.search(pos, _BenchLimits(depth), _NoClock())
+        seconds = time.perf_counter() - t0
+        searched += seconds
         total += searcher.nodes
         if report:
-            report(fen, searcher.nodes, time.perf_counter() - t0, best)
-    return total, time.perf_counter() - start
+            report(fen, searcher.nodes, seconds, best)
+    return total, searched

@@ -261,6 +261,33 @@ def test_bench_signature_is_pinned():
     assert run_bench()[0] == BENCH_NODES[implementation]
 
 
+def test_bench_starts_each_position_with_empty_caches_and_times_only_the_searches(monkeypatch):
+    # a second bench in one process must not reuse the evaluations the first one cached
+    # (that made repeated benches look up to 1.5x faster), and a slow table set-up is not
+    # search time (Stockfish's bench leaves it out too)
+    import engine.evaluate as ev
+    import engine.search as search_module
+    seen = []
+
+    class SlowSearcher(Searcher):
+        def __init__(self, hash_mb):
+            time.sleep(0.3)
+            super().__init__(hash_mb)
+
+        def search(self, pos, limits, timeman, **kw):
+            seen.append(len(ev._eval_cache))
+            return super().search(pos, limits, timeman, **kw)
+
+    fens = ["r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"]
+    monkeypatch.setattr(search_module, "Searcher", SlowSearcher)
+    ev._eval_cache[12345] = 0
+    nodes, seconds = run_bench(depth=2, positions=fens)
+    nodes_again, _ = run_bench(depth=2, positions=fens)
+    assert seen == [0, 0, 0, 0]
+    assert nodes == nodes_again > 0
+    assert seconds < 0.3
+
 def test_ponder_runs_until_ponderhit_then_keeps_the_clock():
     pos = Position("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
     limits = Limits()
