@@ -421,7 +421,8 @@ class SearchJob(Job):
         if self.pool is not None:       # the nodes of every process, as Stockfish counts
             nodes = info["nodes"] + self.pool.helper_nodes()
             info = dict(info, nodes=nodes, nps=nodes * 1000 // max(info["time"], 1))
-            if not info["bound"] and info["multipv"] == 1 and info.get("pv"):
+            if (not info["bound"] and info["multipv"] == 1 and info.get("pv")
+                    and not info.get("final")):     # a complete iteration's line
                 self.last_line = info
         if info.get("pv"):
             # a GUI rejects a line with an illegal move: pass on only its legal prefix

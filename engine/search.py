@@ -161,7 +161,10 @@ class Searcher:
 
         ``report(info)`` receives dicts with keys depth, seldepth, multipv, score (cp) or
         mate (moves), bound ('lower'/'upper'/None), nodes, nps, time (ms), hashfull, pv
-        (list of move ints).  best_move is 0 only when there is no legal move.
+        (list of move ints).  An iteration cut short (time, nodes, stop) ends, with MultiPV
+        1, in one more report marked ``final``: the line to be played (from the cut
+        iteration if it found a new best move, at that depth) with the nodes and time of
+        the whole search.  best_move is 0 only when there is no legal move.
         ``skip_depth(depth)``, true for an iteration to leave out (beyond depth 1), lets a
         Lazy SMP helper stay a depth apart from the main search (engine.smp).
         """
@@ -213,9 +216,16 @@ class Searcher:
                     else:
                         pos.unmake_null()
                 # the first line of an interrupted iteration still beats the last one's
-                pv = results[0][1] if results else (self.root_partial[1] if self.root_partial else None)
-                if pv:
+                line = results[0] if results else self.root_partial
+                if line:
+                    pv = line[1]
                     best, ponder = pv[0], (pv[1] if len(pv) > 1 else 0)
+                if report and multipv == 1 and (line or lines):
+                    # as Stockfish does on a stop: the line played, with every node counted
+                    shown_depth, (score, pv) = (depth, line) if line else (depth - 1, lines[0])
+                    info = self._info(shown_depth, 1, score, pv, None)
+                    info["final"] = True
+                    report(info)
                 break
             # a completed iteration: remember and report it, reorder the root moves
             results.sort(key=lambda line: -line[0])     # stable: ties keep search order

@@ -158,8 +158,8 @@ class LinePicker:
         self.complete = []          # the last iteration with all its lines
 
     def add(self, info):
-        if info.get("bound") or not info.get("pv"):
-            return                  # an aspiration window's fail: not a candidate
+        if info.get("bound") or not info.get("pv") or info.get("final"):
+            return                  # a window's fail, or a cut iteration's summary: not a candidate
         if self.current and self.current[0].get("depth") != info.get("depth"):
             self.current = []
         self.current.append(info)

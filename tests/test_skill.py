@@ -191,6 +191,17 @@ def choice_counts(scores, level, trials=3000, seed=5):
     return counts
 
 
+def test_the_picker_chooses_among_complete_iterations_only():
+    picker = SkillPlan(5).picker(legal_count=1)
+    line = {"depth": 3, "multipv": 1, "score": 20, "pv": [1], "bound": None}
+    picker.add(line)
+    # a cut iteration's closing summary (engine.search: "final") is not a candidate
+    picker.add({"depth": 4, "multipv": 1, "score": -300, "pv": [2], "bound": None, "final": True})
+    picker.add({"depth": 4, "multipv": 1, "score": 90, "pv": [3], "bound": "lower"})
+    assert picker.complete == [line]
+    assert picker.choose(random.Random(1)) is line
+
+
 def test_pick_is_seeded_deterministic():
     scores = [40, 35, 10, -30]
     rng_a, rng_b = random.Random(9), random.Random(9)

@@ -718,6 +718,24 @@ def test_info_lines(uci):
     assert score[0] == "mate" and score[1] < 0
 
 
+def test_a_cut_search_ends_with_a_line_counting_every_node(uci):
+    # as Stockfish does: after an iteration cut short, one more line gives the move played
+    # and the whole search's nodes and time (a GUI shows them, a match runner's nodes/s)
+    for fen, nodes in (("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", 3000),
+                       ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 7000)):
+        uci.send("ucinewgame")
+        uci.send("position fen " + fen)
+        uci.send("go nodes %d" % nodes)
+        move, ponder, infos = uci.bestmove()
+        lines = [parse_info(line) for line in infos if " pv " in line]
+        last = lines[-1]
+        assert last["nodes"] == nodes, infos
+        assert last["pv"][0] == move
+        assert not ponder or last["pv"][1] == ponder
+        check_pv(fen, last["pv"])
+        assert last["depth"] >= max(line["depth"] for line in lines[:-1])
+
+
 def test_show_wdl(uci):
     uci.send("setoption name UCI_ShowWDL value true")
     uci.send("position startpos")
