@@ -23,10 +23,27 @@ check it on either interpreter (tests/test_bitboard_form.py).
 """
 
 import os
+import struct
 import sys
 
-SIGNED = sys.implementation.name == "pypy" or os.environ.get("BASILISK_SIGNED_BITBOARDS") == "1"
+_PYPY = sys.implementation.name == "pypy"
+SIGNED = _PYPY or os.environ.get("BASILISK_SIGNED_BITBOARDS") == "1"
 BIT63 = -(1 << 63) if SIGNED else 1 << 63
+_PACK_SIGNED = struct.Struct("<q")
+
+
+def machine_int(x):
+    """x, which fits a signed 64-bit word, as an int PyPy keeps unboxed.
+
+    On PyPy an int computed from a big int (``x & (2**64 - 1)``, ``x - 2**64``) stays a big
+    int object even when its value is small, and every operation on it, and on whatever
+    it is combined with, goes through big-int arithmetic; a constant or a table entry made
+    that way slows every use.  Packing it into a machine word and back gives a plain one.
+    On CPython there is one kind of int and x is returned as it is.
+    """
+    return _PACK_SIGNED.unpack(_PACK_SIGNED.pack(x))[0] if _PYPY else x
+
+
 BB_ALL = (1 << 64) - 1          # the plain 64-bit mask (see unsigned)
 BB_SQUARES = [1 << sq for sq in range(64)]
 BB_FILES = [0x0101010101010101 << f for f in range(8)]
@@ -58,17 +75,22 @@ def unsigned(bb):
 def to_bitboard(x):
     """A 64-bit set given as a plain int (bits above 63 dropped), in this module's form."""
     x &= BB_ALL
-    return x - (1 << 64) if SIGNED and x >> 63 else x
+    if SIGNED:
+        return machine_int(x - (1 << 64) if x >> 63 else x)
+    return x
 
 
 def squares_of(bb):
-    """Square indices of the set bits, lowest first (for non-hot code)."""
-    bb = unsigned(bb)
+    """Square indices of the set bits, lowest first (castling paths, pins: keep it cheap)."""
+    h8 = bb & BIT63         # h8 taken out first: machine-word operations only, on PyPy too
+    bb ^= h8
     out = []
     while bb:
         low = bb & -bb
         out.append(low.bit_length() - 1)
         bb ^= low
+    if h8:
+        out.append(63)
     return out
 
 

@@ -28,8 +28,8 @@ import os
 
 from engine.bitboard import (BIT63, BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES,
                              BB_DARK_SQUARES, BB_SQUARES, fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS,
-                             ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK, popcount, to_bitboard,
-                             unsigned)
+                             ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK, machine_int, popcount,
+                             to_bitboard, unsigned)
 from engine.endgame import EXACT, endgame_verdict
 from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.tunables import apply_overrides
@@ -99,7 +99,7 @@ _apply_overrides(os.environ.get("BASILISK_EVAL", ""))
 # the pawn-structure sets are computed as plain 64-bit ints (engine.bitboard's unsigned)
 _FULL = (1 << 64) - 1
 _NOT_A = _FULL ^ unsigned(BB_FILE_A)
-_NOT_H = _FULL ^ unsigned(BB_FILE_H)
+_NOT_H = machine_int(_FULL ^ unsigned(BB_FILE_H))      # fits a machine word: keep it one
 
 
 def _mobility_table(pt):
@@ -208,8 +208,10 @@ def _pawn_sets(wp, bp):
     # enemy pawn (isolated pawns are already paid for)
     w_back = wp & ~fill_north(_sideways(wp)) & (b_att >> 8) & ~w_iso
     b_back = bp & ~fill_south(_sideways(bp)) & (w_att << 8) & ~b_iso
-    # only white's attacks can reach h8 (a pawn on g7)
-    return to_bitboard(w_att), b_att, ((w_passed, w_iso, w_dbl, w_back), (b_passed, b_iso, b_dbl, b_back))
+    # only white's attacks can reach h8 (a pawn on g7); what evaluate() uses goes back to
+    # the engine's form (on PyPy, machine words: see engine.bitboard.machine_int)
+    return (to_bitboard(w_att), to_bitboard(b_att),
+            ((to_bitboard(w_passed), w_iso, w_dbl, w_back), (to_bitboard(b_passed), b_iso, b_dbl, b_back)))
 
 
 def _pawn_entry(wp, bp):

@@ -15,7 +15,7 @@ true 64-bit hash is then ``polyglot_key(pos)``, computed from the board from scr
 
 import sys
 
-from engine.bitboard import squares_of
+from engine.bitboard import machine_int, squares_of
 from engine.types import PIECES, WHITE
 
 POLYGLOT_RANDOM = (
@@ -230,8 +230,9 @@ def _piece_tables(mask):
 
 
 ZOBRIST_PIECE = _piece_tables(KEY_MASK)
-ZOBRIST_EP_FILE = tuple(number & KEY_MASK for number in POLYGLOT_RANDOM[772:780])
-ZOBRIST_WHITE_TO_MOVE = POLYGLOT_RANDOM[780] & KEY_MASK
+# machine_int: on PyPy a masked big int is a big int object still (engine.bitboard)
+ZOBRIST_EP_FILE = tuple(machine_int(number & KEY_MASK) for number in POLYGLOT_RANDOM[772:780])
+ZOBRIST_WHITE_TO_MOVE = machine_int(POLYGLOT_RANDOM[780] & KEY_MASK)
 _POLYGLOT_PIECE = _piece_tables((1 << 64) - 1)
 
 

@@ -110,3 +110,71 @@ def test_tables_are_in_this_form():
             assert bb == to_bitboard(unsigned(bb))
     # h8 is in some of them, so the form shows
     assert any(bb < 0 for bb in bitboard.KNIGHT_ATTACKS) == bitboard.SIGNED
+
+
+# Runs under PyPy: every machine-word int the engine keeps (module constants, tables, a
+# position's key and boards, cached pawn structures) must be an unboxed one.  PyPy keeps
+# an int made by big-int arithmetic (x & (2**64 - 1), x - 2**64) as a big int object even
+# when its value is small; such a constant made every operation it met a big-int call
+# (engine.bitboard.machine_int).  Prints the names of those found, as JSON.
+BOXED_CHILD = r"""
+import json, sys, __pypy__
+import engine.bitboard, engine.evaluate, engine.movegen, engine.ordering, engine.position
+import engine.search, engine.zobrist, engine.endgame, engine.psqt, engine.tt
+from engine.evaluate import evaluate, _pawn_cache
+from engine.movegen import generate_moves
+from engine.position import Position
+
+def boxed(x):
+    return (type(x) is int and -2**63 <= x < 2**63
+            and not __pypy__.internal_repr(x).startswith("<W_IntObject"))
+
+found = []
+def walk(name, value, depth=0):
+    if boxed(value):
+        found.append(name)
+    elif depth < 3 and isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            walk("%s[%d]" % (name, i), item, depth + 1)
+    elif depth < 3 and isinstance(value, dict):
+        for key, item in value.items():
+            walk("%s key %r" % (name, key), key, depth + 1)
+            walk("%s[%r]" % (name, key), item, depth + 1)
+
+for module in (engine.bitboard, engine.evaluate, engine.movegen, engine.ordering,
+               engine.position, engine.search, engine.zobrist, engine.endgame, engine.psqt,
+               engine.tt):
+    for name, value in vars(module).items():
+        if name not in ("BB_ALL", "KEY_MASK", "_FULL", "_NOT_A"):   # > 2**63 or import-only
+            walk(module.__name__ + "." + name, value)
+checked = 0
+for fen in json.loads(sys.argv[1]):
+    pos = Position(fen)
+    for move in generate_moves(pos):
+        pos.make(move)
+        walk("key after %s" % move, pos.key)
+        walk("bbs", pos.bbs); walk("occ", pos.occ); walk("psq", pos.psq)
+        if not pos.in_check():
+            evaluate(pos)
+        pos.unmake()
+        checked += 1
+walk("pawn cache", list(_pawn_cache.values()))
+print(json.dumps({"found": found[:20], "count": len(found), "checked": checked}))
+"""
+
+
+def test_pypy_keeps_the_engines_ints_unboxed():
+    if sys.implementation.name == "pypy":
+        python = sys.executable
+    else:
+        import shutil
+        python = shutil.which("pypy3")
+        if python is None:
+            import pytest
+            pytest.skip("PyPy only: no pypy3 here (make test-pypy runs it)")
+    proc = subprocess.run([python, "-c", BOXED_CHILD, json.dumps(PLAYOUTS[::6])],
+                          capture_output=True, text=True, check=True,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    result = json.loads(proc.stdout)
+    assert result["checked"] > 300
+    assert result["count"] == 0, result["found"]
