@@ -17,7 +17,10 @@ form (SIGNED true) asks of code handling bitboards:
   - ``bb & (bb - 1)`` and ``bb & -bb`` overflow for h8 alone: test ``bb != BIT63`` too;
   - a shift into bit 63 gives 2**63, not BIT63: pass such a set through ``to_bitboard``;
   - tables and constants come from here, already in this form; ``unsigned(bb)`` gives the
-    plain 64-bit value (Polyglot keys, the KPK solver, python-chess in the tests).
+    plain 64-bit value (Polyglot keys, the KPK solver, python-chess in the tests);
+  - a value computed through big ints that fits a word (``x & BB_ALL``, ``x - 2**64``) is
+    still a big-int object on PyPy, slow in every operation it meets: keep such values
+    (constants, table entries, anything stored) through ``machine_int`` or ``to_bitboard``.
 BASILISK_SIGNED_BITBOARDS=1 selects the signed form on CPython too, so that the tests
 check it on either interpreter (tests/test_bitboard_form.py).
 """

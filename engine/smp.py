@@ -462,8 +462,8 @@ def helper_main(argv=None):
             nodes = 0
             last = {}
 
-            def keep(info):
-                if not info["bound"] and info["multipv"] == 1:
+            def keep(info):     # the last complete iteration's line (not the search's closing one)
+                if not info["bound"] and info["multipv"] == 1 and not info.get("final"):
                     last.clear()
                     last.update((key, info[key]) for key in LINE_KEYS if key in info)
 
