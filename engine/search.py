@@ -59,14 +59,15 @@ USE_LMR = True              # +60 (+55/-52) Elo, 134 games at 3000 nodes
 LMR_MIN_DEPTH = 3
 LMR_BASE = 0.5              # reduction = LMR_BASE + ln(depth) * ln(move number) / LMR_DIVISOR
 LMR_DIVISOR = 2.75          # (milder than Ethereal's 0.75 + .../2.25: +21 +/- 47 Elo, 149 games)
-LMR_CUT_NODE = 0            # extra reduction at expected cut nodes
+LMR_CUT_NODE = 0            # extra reduction at expected cut nodes; 1: -106 +/- 59 Elo, 75 games at 10k nodes
 LMR_HISTORY_DIV = 8192      # one ply less (more) reduction per this much good (bad) history
 USE_SEE_PRUNING = True      # +52 +/- 43 Elo, 200 games at 3000 nodes
 SEE_PRUNE_MAX_DEPTH = 4
 SEE_PRUNE_MARGIN = 80       # a capture losing more than this per ply of depth is skipped
-USE_IIR = False             # off: -10 +/- 42 Elo, 200 games at 3000 nodes
+USE_IIR = False             # on: -10 +/- 42 Elo at 3000 nodes (200 games), -67 +/- 57 at 10k (121)
 USE_COUNTERMOVE = True      # +44 +/- 41 Elo, 200 games at 3000 nodes
 IIR_MIN_DEPTH = 4
+SAFE_CHECK_EXT = True       # a check extends only if SEE >= 0: +24.9 +/- 24.8 Elo, 574 games at 10k nodes
 DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
 # Time use between iterations (clock games): the soft limit times 0.7 + 0.4 per recent
 # change of best move (up to 2) and, with USE_FALLING_EVAL_AND_EASY_MOVE, times
@@ -524,7 +525,16 @@ class Searcher:
                 pos.unmake()
                 continue
             searched += 1
-            new_depth = depth - 1 + (1 if gives_check and extend_ok else 0)
+            if gives_check and extend_ok:
+                if SAFE_CHECK_EXT:
+                    pos.unmake()
+                    ext = see_ge(pos, move, 0)
+                    pos.make(move)
+                else:
+                    ext = True
+                new_depth = depth if ext else depth - 1
+            else:
+                new_depth = depth - 1
             if searched == 1:
                 if pv_node:
                     pvt[ply + 1] = ()
