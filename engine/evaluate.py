@@ -5,8 +5,8 @@ Terms, each an (mg, eg) pair: material + piece-square values (kept incrementally
 proximity and, in pawn endings, passed pawns the enemy king catches (the rule of the
 square), mobility (squares neither held by own pieces nor attacked by enemy pawns), king
 safety (attacks on the king zone, pawn shield), bishop pair, threats (pieces attacked by a
-pawn, rooks and queens by a minor, queens by a rook), mop-up against a bare king, and rooks
-on (semi-)open files and tempo (both weighted 0).  The mg and eg sums are blended by
+pawn, rooks and queens by a minor, queens by a rook), mop-up against a bare king, rooks
+on (semi-)open files and tempo.  The mg and eg sums are blended by
 ``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
 scale (out of 64) shrinks the score where the side ahead has little chance to win.
 
@@ -56,10 +56,11 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
 #   bishop pair                       +26 +/- 44, 200 games at 1,000 nodes
 #   threats                           +28 +/- 39 (pairs), 200 games at 10,000 nodes
 #   mop-up                            +92 +/- 54, 100 games from KRK/KQK/KBNK starts at 3,000 nodes
-#   rooks on (semi-)open files        +0 +/- 51, 120 games at 10,000 nodes: weighted 0
-#   tempo                             +6 +/- 53, 120 games at 10,000 nodes: weighted 0
-# (BASILISK_EVAL turns the last two back on: ROOK_OPEN_FILE=25:10,ROOK_SEMI_OPEN_FILE=12:6,
-# TEMPO=15:5 were the values measured.)
+#   rooks on (semi-)open files        +0 +/- 51, 120 games at 10,000 nodes (hand-set 25:10, 12:6)
+#   tempo                             +6 +/- 53, 120 games at 10,000 nodes (hand-set 15:5)
+# (both were weighted 0 until the fit gave them small values); the fitted weights of all
+# but material, piece-square tables, mop-up and caught passers against the hand-set ones:
+# +23.5 +/- 29.4 (pairs), 400 games at 10,000 nodes
 PHASE_WEIGHTS = {KNIGHT: 1, BISHOP: 1, ROOK: 2, QUEEN: 4}    # evaluate(), game_phase() inline these
 MAX_PHASE = 24
 

@@ -10,6 +10,7 @@ import pytest
 import ablations
 import engine.evaluate as evaluate_module
 import engine.position as position_module
+from engine import weights
 from engine.evaluate import (evaluate, evaluate_terms, game_phase, clear_cache, TERM_NAMES,
                              DOUBLED, ISOLATED, BACKWARD, THREAT_BY_PAWN, THREAT_BY_MINOR,
                              THREAT_BY_ROOK)
@@ -485,10 +486,11 @@ ROOK_FILE_FENS = ["4k3/ppp1pppp/8/8/8/8/PPP1PPPP/3RK3 w - - 0 1",     # open d-f
                   "4k3/pppppppp/8/8/8/8/PPPPPPPP/3RK3 w - - 0 1"]     # closed
 
 
-def test_rook_files_are_off_by_default_and_ordered_when_weighted():
-    """Rook-file bonuses measured no gain (session 5) and are weighted 0; BASILISK_EVAL
-    turns them back on, on both evaluation paths."""
-    assert all(evaluate_terms(Position(fen))["rook files"] == (0, 0) for fen in ROOK_FILE_FENS)
+def test_rook_files_are_weighted_as_set_and_ordered():
+    """The rook-file bonuses give exactly their weights on both evaluation paths (an open
+    file more than a half-open one when hand-set), and nothing at 0."""
+    off = _probe(ROOK_FILE_FENS, "ROOK_OPEN_FILE=0:0,ROOK_SEMI_OPEN_FILE=0:0")
+    assert all(r["rows"]["rook files"] == [0, 0] and r["eval"] == r["total"] for r in off)
     on = _probe(ROOK_FILE_FENS, "ROOK_OPEN_FILE=25:10,ROOK_SEMI_OPEN_FILE=12:6")
     assert [r["rows"]["rook files"] for r in on] == [[25, 10], [12, 6], [0, 0]]
     assert all(r["eval"] == r["total"] for r in on)
@@ -513,17 +515,23 @@ def test_king_attack_and_shield():
     # rook and knight on g7 without a queen: counted only when the queen rule is off
     queenless = evaluate_terms(Position("6k1/5ppp/8/5N2/6R1/8/5PPP/5RK1 w - - 0 1"))
     assert (queenless["king attack"] == (0, 0)) == bool(evaluate_module.KING_ATTACK_NEEDS_QUEEN)
-    sheltered = evaluate_terms(Position("6k1/8/8/8/8/8/5PPP/6K1 w - - 0 1"))
-    bare = evaluate_terms(Position("6k1/8/8/8/8/5PPP/8/6K1 w - - 0 1"))
-    assert sheltered["king shield"][0] > bare["king shield"][0] > 0
+    # the shield: three pawns on the second rank count SHIELD_NEAR each, on the third
+    # SHIELD_FAR each, in the middlegame only
+    shield_fens = ["6k1/8/8/8/8/8/5PPP/6K1 w - - 0 1", "6k1/8/8/8/8/5PPP/8/6K1 w - - 0 1",
+                   "6k1/8/8/8/5PPP/8/8/6K1 w - - 0 1"]
+    near, far, gone = (evaluate_terms(Position(fen))["king shield"] for fen in shield_fens)
+    assert (near, far, gone) == ((3 * weights.SHIELD_NEAR, 0), (3 * weights.SHIELD_FAR, 0), (0, 0))
+    hand_set = _probe(shield_fens, "SHIELD_NEAR=10,SHIELD_FAR=5")
+    assert [r["rows"]["king shield"] for r in hand_set] == [[30, 0], [15, 0], [0, 0]]
+    assert all(r["eval"] == r["total"] for r in hand_set)
 
 
 START_BLACK_TO_MOVE = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"
 
 
-def test_tempo_is_off_by_default_and_favours_side_to_move_when_weighted():
-    """Tempo measured no gain (session 5) and is weighted 0; BASILISK_EVAL turns it back on."""
-    assert ev(Position().fen()) == 0 and ev(START_BLACK_TO_MOVE) == 0
+def test_tempo_favours_the_side_to_move_by_its_weight():
+    """The start position scores exactly the tempo weight, for either side to move."""
+    assert ev(Position().fen()) == ev(START_BLACK_TO_MOVE) == weights.TEMPO[0]    # all middlegame
     on = _probe([Position().fen(), START_BLACK_TO_MOVE], "TEMPO=15:5")
     assert [r["eval"] for r in on] == [15, 15]
     assert all(r["eval"] == r["total"] for r in on)
@@ -560,9 +568,13 @@ def test_opposite_coloured_bishops_scaled():
     t_same = evaluate_terms(Position(ocb))
     t_opp = evaluate_terms(Position(ocb_real))
     assert t_same["scale"] == 64
-    assert t_opp["scale"] < 40 and 0 < t_opp["total"] < t_opp["blended"]
+    # bishops only: a base share and more per passed pawn of the side ahead (three here)
+    expected = min(64, weights.SCALE_OCB_BISHOPS_ONLY + 3 * weights.SCALE_OCB_PER_PASSER)
+    assert expected < 64
+    assert t_opp["scale"] == expected and 0 < t_opp["total"] < t_opp["blended"]
     black_to_move = evaluate_terms(Position(ocb_real.replace(" w ", " b ")))
-    assert black_to_move["scale"] < 40 and 0 < black_to_move["total"] < black_to_move["blended"]
+    assert black_to_move["scale"] == expected
+    assert 0 < black_to_move["total"] < black_to_move["blended"]
 
 
 def test_mopup_drives_king_to_edge_and_bn_corner():
