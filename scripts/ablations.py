@@ -4,8 +4,8 @@ Each evaluation entry gives the BASILISK_EVAL setting that removes one feature a
 ``evaluate_terms`` rows it must zero (tests/test_evaluate.py checks that it does, on both
 the fast and the term-by-term path, so a match never measures a switch that does nothing).
 Each search entry gives the BASILISK_SEARCH setting that turns the feature off.  Features
-that measurement switched off by default (tempo, rook files; razoring, IIR) are not listed:
-there is nothing to switch off, and BASILISK_EVAL / BASILISK_SEARCH turn them back on.
+that measurement switched off by default (razoring, IIR) are not listed: there is nothing
+to switch off, and BASILISK_SEARCH turns them back on.
 
     python scripts/ablations.py mobility      # prints: BASILISK_EVAL=MOBILITY_PERCENT=0
 
@@ -31,6 +31,8 @@ EVAL_ABLATIONS = {
     "bishop pair": ("BISHOP_PAIR=0:0", ("bishop pair",)),
     "mop-up": ("MOPUP_EDGE=0,MOPUP_KINGS=0", ("mop-up",)),
     "threats": ("THREAT_BY_PAWN=0:0,THREAT_BY_MINOR=0:0,THREAT_BY_ROOK=0:0", ("threats",)),
+    "rook files": ("ROOK_OPEN_FILE=0:0,ROOK_SEMI_OPEN_FILE=0:0", ("rook files",)),
+    "tempo": ("TEMPO=0:0", ("tempo",)),
     "endgame scaling": ("SCALE_MAX_PHASE=-1", ()),      # the 'scale' row stays 64
     "known endgames": ("ENDGAME_MAX_PHASE=-1", ()),     # KPK bitbase, minor-piece draws
     "all positional terms": ("PSQT_ONLY=1", ()),        # evaluate is material + PST only

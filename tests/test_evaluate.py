@@ -10,10 +10,10 @@ import pytest
 import ablations
 import engine.evaluate as evaluate_module
 import engine.position as position_module
-from engine import weights
 from engine.evaluate import (evaluate, evaluate_terms, game_phase, clear_cache, TERM_NAMES,
                              DOUBLED, ISOLATED, BACKWARD, THREAT_BY_PAWN, THREAT_BY_MINOR,
-                             THREAT_BY_ROOK)
+                             THREAT_BY_ROOK, SHIELD_NEAR, SHIELD_FAR, TEMPO, SCALE_OCB_BISHOPS_ONLY,
+                             SCALE_OCB_PER_PASSER)
 from engine.movegen import generate_moves
 from engine.position import Position
 from engine.psqt import PSQ, PST_MG, PST_EG, MATERIAL_MG, MATERIAL_EG, pack, unpack
@@ -296,7 +296,7 @@ def test_king_moves_over_cached_pawns_match_reference():
 
 
 def test_fast_path_matches_reference_with_every_weight_switched_on():
-    """The weights that are 0 by default (tempo, rook files), odd percentages (rounding
+    """Tempo and rook files at other weights than the fitted ones, odd percentages (rounding
     per piece) and the king attack without a queen, on both paths."""
     fens = POSITIONS[:250] + _ABLATION_EXTRA
     results = _probe(fens, "TEMPO=15:5,ROOK_OPEN_FILE=25:10,ROOK_SEMI_OPEN_FILE=12:6,"
@@ -520,7 +520,7 @@ def test_king_attack_and_shield():
     shield_fens = ["6k1/8/8/8/8/8/5PPP/6K1 w - - 0 1", "6k1/8/8/8/8/5PPP/8/6K1 w - - 0 1",
                    "6k1/8/8/8/5PPP/8/8/6K1 w - - 0 1"]
     near, far, gone = (evaluate_terms(Position(fen))["king shield"] for fen in shield_fens)
-    assert (near, far, gone) == ((3 * weights.SHIELD_NEAR, 0), (3 * weights.SHIELD_FAR, 0), (0, 0))
+    assert (near, far, gone) == ((3 * SHIELD_NEAR, 0), (3 * SHIELD_FAR, 0), (0, 0))
     hand_set = _probe(shield_fens, "SHIELD_NEAR=10,SHIELD_FAR=5")
     assert [r["rows"]["king shield"] for r in hand_set] == [[30, 0], [15, 0], [0, 0]]
     assert all(r["eval"] == r["total"] for r in hand_set)
@@ -531,7 +531,7 @@ START_BLACK_TO_MOVE = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"
 
 def test_tempo_favours_the_side_to_move_by_its_weight():
     """The start position scores exactly the tempo weight, for either side to move."""
-    assert ev(Position().fen()) == ev(START_BLACK_TO_MOVE) == weights.TEMPO[0]    # all middlegame
+    assert ev(Position().fen()) == ev(START_BLACK_TO_MOVE) == TEMPO[0]    # all middlegame
     on = _probe([Position().fen(), START_BLACK_TO_MOVE], "TEMPO=15:5")
     assert [r["eval"] for r in on] == [15, 15]
     assert all(r["eval"] == r["total"] for r in on)
@@ -569,7 +569,7 @@ def test_opposite_coloured_bishops_scaled():
     t_opp = evaluate_terms(Position(ocb_real))
     assert t_same["scale"] == 64
     # bishops only: a base share and more per passed pawn of the side ahead (three here)
-    expected = min(64, weights.SCALE_OCB_BISHOPS_ONLY + 3 * weights.SCALE_OCB_PER_PASSER)
+    expected = min(64, SCALE_OCB_BISHOPS_ONLY + 3 * SCALE_OCB_PER_PASSER)
     assert expected < 64
     assert t_opp["scale"] == expected and 0 < t_opp["total"] < t_opp["blended"]
     black_to_move = evaluate_terms(Position(ocb_real.replace(" w ", " b ")))
