@@ -34,7 +34,8 @@ from engine.endgame import EXACT, endgame_verdict
 from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.tunables import apply_overrides
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
-from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSER, DOUBLED, ISOLATED,
+from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSER, CONNECTED_EG,
+                            CONNECTED_MG, DOUBLED, ISOLATED,
                             KING_ATTACK_UNITS, MOBILITY_CENTRE, MOBILITY_WEIGHT, MOPUP_EDGE,
                             MOPUP_KINGS, PASSED_EG, PASSED_MG, PASSER_ENEMY_KING,
                             PASSER_OWN_KING, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE,
@@ -55,6 +56,7 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
 #   king attack and shield            +32 +/- 55, 120 games at 10,000 nodes (noise at 1,000, 3,000)
 #   bishop pair                       +26 +/- 44, 200 games at 1,000 nodes
 #   threats                           +28 +/- 39 (pairs), 200 games at 10,000 nodes
+#   connected pawns (with a refit)    +37 +/- 37 (pairs), 200 games at 10,000 nodes
 #   mop-up                            +92 +/- 54, 100 games from KRK/KQK/KBNK starts at 3,000 nodes
 #   rooks on (semi-)open files        +0 +/- 51, 120 games at 10,000 nodes (hand-set 25:10, 12:6)
 #   tempo                             +6 +/- 53, 120 games at 10,000 nodes (hand-set 15:5)
@@ -169,6 +171,7 @@ SCALE_BY_RULE = {"SCALE_PAWNLESS_MINOR": SCALE_PAWNLESS_MINOR,
                  "SCALE_OCB_WITH_PIECES": SCALE_OCB_WITH_PIECES}
 
 PASSED_PACKED = tuple(pack(PASSED_MG[r], PASSED_EG[r]) for r in range(8))
+CONNECTED_PACKED = tuple(pack(CONNECTED_MG[r], CONNECTED_EG[r]) for r in range(8))
 DOUBLED_PACKED = pack(*DOUBLED)
 ISOLATED_PACKED = pack(*ISOLATED)
 BACKWARD_PACKED = pack(*BACKWARD)
@@ -192,7 +195,7 @@ def _sideways(bb):
 
 
 def _pawn_sets(wp, bp):
-    """(white attacks, black attacks, (passed, isolated, doubled, backward) per colour)."""
+    """(white attacks, black attacks, (passed, isolated, doubled, backward, connected) per colour)."""
     w_att = ((wp << 7) & _NOT_H | (wp << 9) & _NOT_A) & _FULL
     b_att = (bp >> 9) & _NOT_H | (bp >> 7) & _NOT_A
     w_files = fill_south(fill_north(wp))
@@ -209,10 +212,14 @@ def _pawn_sets(wp, bp):
     # enemy pawn (isolated pawns are already paid for)
     w_back = wp & ~fill_north(_sideways(wp)) & (b_att >> 8) & ~w_iso
     b_back = bp & ~fill_south(_sideways(bp)) & (w_att << 8) & ~b_iso
+    # connected: an own pawn defends it or stands beside it on its rank
+    w_conn = wp & (_sideways(wp) | w_att)
+    b_conn = bp & (_sideways(bp) | b_att)
     # only white's attacks can reach h8 (a pawn on g7); what evaluate() uses goes back to
     # the engine's form (on PyPy, machine words: see engine.bitboard.machine_int)
     return (to_bitboard(w_att), to_bitboard(b_att),
-            ((to_bitboard(w_passed), w_iso, w_dbl, w_back), (to_bitboard(b_passed), b_iso, b_dbl, b_back)))
+            ((to_bitboard(w_passed), w_iso, w_dbl, w_back, w_conn),
+             (to_bitboard(b_passed), b_iso, b_dbl, b_back, b_conn)))
 
 
 def _pawn_entry(wp, bp):
@@ -220,10 +227,14 @@ def _pawn_entry(wp, bp):
     w_att, b_att, sets = _pawn_sets(wp, bp)
     score = 0
     for color, sign in ((WHITE, 1), (BLACK, -1)):
-        passed, iso, dbl, back = sets[color]
+        passed, iso, dbl, back, conn = sets[color]
         flip = 0 if color == WHITE else 56
         s = (popcount(iso) * ISOLATED_PACKED + popcount(dbl) * DOUBLED_PACKED
              + popcount(back) * BACKWARD_PACKED)
+        while conn:
+            low = conn & -conn
+            conn ^= low
+            s += CONNECTED_PACKED[((low.bit_length() - 1) ^ flip) >> 3]
         while passed:
             low = passed & -passed
             passed ^= low
@@ -546,7 +557,7 @@ def evaluate(pos):
 # piece-square lookups and endgame rules: it shares only the weights above with the fast
 # path, so a wrong table on either side shows up as a disagreement in the tests.
 TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: doubled",
-              "pawns: backward", "passed: king distance", "passed: caught", "mobility", "king attack",
+              "pawns: backward", "pawns: connected", "passed: king distance", "passed: caught", "mobility", "king attack",
               "king shield", "bishop pair", "rook files", "threats", "tempo", "mop-up")
 
 _KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
@@ -615,7 +626,7 @@ class _Side:
 
 
 def _pawn_facts(own, enemy):
-    """{own pawn square: (passed, isolated, doubled, backward)}, each by its definition."""
+    """{own pawn square: (passed, isolated, doubled, backward, connected)}, each by its definition."""
     facts = {}
     for sq in own.squares[PAWN]:
         f, rank = sq & 7, own.relative_rank(sq)
@@ -634,7 +645,11 @@ def _pawn_facts(own, enemy):
         # are paid for already)
         backward = (not isolated and not own_not_ahead & {-1, 1}
                     and sq + 8 * own.forward in enemy.pawn_attacks)
-        facts[sq] = (passed, isolated, doubled, backward)
+        # connected: an own pawn beside it on its rank or defending it (one rank behind on
+        # an adjacent file)
+        connected = any(abs((o & 7) - f) == 1 and own.relative_rank(o) in (rank, rank - 1)
+                        for o in own.squares[PAWN])
+        facts[sq] = (passed, isolated, doubled, backward, connected)
     return facts
 
 
@@ -693,7 +708,7 @@ def _reference_side_terms(pos, own, enemy, facts):
                 MATERIAL_EG[pt] + PST_EG[pt][table_sq])
 
     pawn_ending = not any(side.count(pt) for side in (own, enemy) for pt in (KNIGHT, BISHOP, ROOK, QUEEN))
-    for sq, (passed, isolated, doubled, backward) in facts.items():
+    for sq, (passed, isolated, doubled, backward, connected) in facts.items():
         rank = own.relative_rank(sq)
         if passed:
             add("pawns: passed", PASSED_MG[rank], PASSED_EG[rank])
@@ -720,6 +735,8 @@ def _reference_side_terms(pos, own, enemy, facts):
             add("pawns: doubled", *DOUBLED)
         if backward:
             add("pawns: backward", *BACKWARD)
+        if connected:
+            add("pawns: connected", CONNECTED_MG[rank], CONNECTED_EG[rank])
 
     # mobility: attacked squares neither held by own pieces nor attacked by enemy pawns;
     # king attack: pieces hitting the enemy king's square or its neighbours

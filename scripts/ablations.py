@@ -25,6 +25,8 @@ EVAL_ABLATIONS = {
     "caught passers": ("CAUGHT_PASSER=%s" % _ZERO_PASSED, ("passed: caught",)),
     "pawn weaknesses": ("ISOLATED=0:0,DOUBLED=0:0,BACKWARD=0:0",
                         ("pawns: isolated", "pawns: doubled", "pawns: backward")),
+    "connected pawns": ("CONNECTED_MG=%s,CONNECTED_EG=%s" % (_ZERO_PASSED, _ZERO_PASSED),
+                        ("pawns: connected",)),
     "mobility": ("MOBILITY_PERCENT=0", ("mobility",)),
     "king safety": ("KING_ATTACK_PERCENT=0,SHIELD_NEAR=0,SHIELD_FAR=0",
                     ("king attack", "king shield")),

@@ -76,6 +76,9 @@ LAYOUT = (
      ("MOBILITY_WEIGHT", "MOBILITY_CENTRE")),
     ("Passed pawns by relative rank (index 0 = own back rank).",
      ("PASSED_MG", "PASSED_EG")),
+    ("Connected pawns by relative rank, (mg, eg) per pawn an own pawn defends or stands\n"
+     "beside on its rank.",
+     ("CONNECTED_MG", "CONNECTED_EG")),
     ("Pawn weaknesses, (mg, eg) per pawn: the rear pawns of a doubled pair, pawns with no own\n"
      "pawn on a neighbour file, and pawns no neighbour can support whose stop square an\n"
      "enemy pawn attacks.",
@@ -211,6 +214,9 @@ T_MOBILITY = {pt: _term("MOBILITY_WEIGHT[%s]" % PIECE_NAMES[pt], ("MOBILITY_WEIG
 T_PASSED = [None] + [_term("PASSED[%d]" % rank, ("PASSED_MG", rank), ("PASSED_EG", rank), "pawns: passed")
                      for rank in range(1, 7)] + [None]
 
+T_CONNECTED = [None] + [_term("CONNECTED[%d]" % rank, ("CONNECTED_MG", rank), ("CONNECTED_EG", rank),
+                              "pawns: connected") for rank in range(1, 7)] + [None]
+
 
 def _pair_term(name, row):
     return _term(name, (name, 0), (name, 1), row)
@@ -288,10 +294,12 @@ def extract(pos):
             for sq in squares_of(bb):
                 add(T_PST[pt][sq ^ flip], sign)
 
-        passed, isolated, doubled, backward = pawn_sets[us]
+        passed, isolated, doubled, backward, connected = pawn_sets[us]
         for term, bb in ((T_ISOLATED, isolated), (T_DOUBLED, doubled), (T_BACKWARD, backward)):
             if bb:
                 add(term, sign * popcount(bb))
+        for sq in squares_of(connected):
+            add(T_CONNECTED[(sq ^ flip) >> 3], sign)
         for sq in squares_of(passed):
             rank = (sq ^ flip) >> 3
             add(T_PASSED[rank], sign)

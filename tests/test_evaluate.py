@@ -343,6 +343,8 @@ WRONG_TABLES = {
         evaluate_module, "PASSED_PACKED", lambda t: tuple(reversed(t))),
     "black's piece-square tables not mirrored": (
         position_module, "PSQ", _black_pst_unmirrored),
+    "connected-pawn bonus by absolute rank": (
+        evaluate_module, "CONNECTED_PACKED", lambda t: tuple(reversed(t))),
     "a pawn's threat weighed as a minor's": (
         evaluate_module, "THREAT_PAWN_PACKED", lambda v: evaluate_module.THREAT_MINOR_PACKED),
 }
@@ -460,6 +462,21 @@ def test_backward_pawn():
     assert t["pawns: backward"] == BACKWARD
     t = evaluate_terms(Position("4k3/8/8/4p3/8/2PP4/8/4K3 w - - 0 1"))
     assert t["pawns: backward"] == (0, 0)           # c3 stands beside d3
+
+
+def test_connected_pawns_by_rank():
+    """A pawn counts as connected when an own pawn defends it or stands beside it on its
+    rank; each such pawn adds its own rank's weight, and a lone or doubled pawn adds none."""
+    mg, eg = evaluate_module.CONNECTED_MG, evaluate_module.CONNECTED_EG
+    # white: c4-d4 a phalanx (both rank 4), e3 defends d4 (counted once) and is itself alone;
+    # black: b6 defended by c7 (rank 3 for black), c7 connected to nothing
+    t = evaluate_terms(Position("4k3/2p5/1p6/8/2PP4/4P3/8/4K3 w - - 0 1"))
+    white = (2 * mg[3], 2 * eg[3])
+    black = (mg[2], eg[2])
+    assert t["pawns: connected"] == (white[0] - black[0], white[1] - black[1])
+    # pawns on the same file or two files apart are not connected
+    t = evaluate_terms(Position("4k3/8/8/8/2P1P3/2P5/8/4K3 w - - 0 1"))
+    assert t["pawns: connected"] == (0, 0)
 
 
 def test_threats_count_each_piece_a_lesser_one_attacks():

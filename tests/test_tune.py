@@ -143,7 +143,8 @@ def test_model_reproduces_evaluate_term_by_term_and_exactly():
         seen["scaled"] += terms["scale"] != 64
         for row in special:
             seen[row] += terms[row] != (0, 0)
-    assert used >= 900 and dropped >= 5 and fractional < used // 20
+    # (how many have a fractional king attack depends on the weights: 8% with today's)
+    assert used >= 900 and dropped >= 5 and fractional < used // 8
     assert sum(differences) / len(differences) < 1
     assert min(seen.values()) >= 20, seen       # every special case was exercised
 
