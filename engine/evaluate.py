@@ -1,12 +1,12 @@
 """Static evaluation: tapered material + piece-square score plus positional terms.
 
 Terms, each an (mg, eg) pair: material + piece-square values (kept incrementally in
-``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward), passed-pawn king
-proximity and, in pawn endings, passed pawns the enemy king catches (the rule of the
-square), mobility (squares neither held by own pieces nor attacked by enemy pawns), king
-safety (attacks on the king zone, pawn shield), bishop pair, threats (pieces attacked by a
-pawn, rooks and queens by a minor, queens by a rook), mop-up against a bare king, rooks
-on (semi-)open files and tempo.  The mg and eg sums are blended by
+``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward, connected by
+rank), passed-pawn king proximity and, in pawn endings, passed pawns the enemy king catches
+(the rule of the square), mobility (squares neither held by own pieces nor attacked by
+enemy pawns), king safety (attacks on the king zone, pawn shield), bishop pair, threats
+(pieces attacked by a pawn, rooks and queens by a minor, queens by a rook), mop-up against
+a bare king, rooks on (semi-)open files and tempo.  The mg and eg sums are blended by
 ``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
 scale (out of 64) shrinks the score where the side ahead has little chance to win.
 
@@ -35,10 +35,9 @@ from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.tunables import apply_overrides
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSER, CONNECTED_EG,
-                            CONNECTED_MG, DOUBLED, ISOLATED,
-                            KING_ATTACK_UNITS, MOBILITY_CENTRE, MOBILITY_WEIGHT, MOPUP_EDGE,
-                            MOPUP_KINGS, PASSED_EG, PASSED_MG, PASSER_ENEMY_KING,
-                            PASSER_OWN_KING, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE,
+                            CONNECTED_MG, DOUBLED, ISOLATED, KING_ATTACK_UNITS, MOBILITY_CENTRE,
+                            MOBILITY_WEIGHT, MOPUP_EDGE, MOPUP_KINGS, PASSED_EG, PASSED_MG,
+                            PASSER_ENEMY_KING, PASSER_OWN_KING, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE,
                             SCALE_OCB_BISHOPS_ONLY, SCALE_OCB_PER_PASSER, SCALE_OCB_WITH_PIECES,
                             SCALE_PAWNLESS_MINOR, SCALE_PAWNLESS_V_MINOR,
                             SCALE_PAWNLESS_V_PIECES, SCALE_TWO_KNIGHTS,
@@ -557,8 +556,9 @@ def evaluate(pos):
 # piece-square lookups and endgame rules: it shares only the weights above with the fast
 # path, so a wrong table on either side shows up as a disagreement in the tests.
 TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: doubled",
-              "pawns: backward", "pawns: connected", "passed: king distance", "passed: caught", "mobility", "king attack",
-              "king shield", "bishop pair", "rook files", "threats", "tempo", "mop-up")
+              "pawns: backward", "pawns: connected", "passed: king distance", "passed: caught",
+              "mobility", "king attack", "king shield", "bishop pair", "rook files", "threats",
+              "tempo", "mop-up")
 
 _KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
 _KING_STEPS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
