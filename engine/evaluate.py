@@ -3,8 +3,8 @@
 Terms, each an (mg, eg) pair: material + piece-square values (kept incrementally in
 ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward, connected by
 rank), passed-pawn king proximity and, in pawn endings, passed pawns the enemy king catches
-(the rule of the square), mobility (squares neither held by own pieces nor attacked by
-enemy pawns), king safety (attacks on the king zone, pawn shield), bishop pair, threats
+(the rule of the square), mobility (a value per piece type and number of safe squares:
+neither held by own pieces nor attacked by enemy pawns), king safety (attacks on the king zone, pawn shield), bishop pair, threats
 (pieces attacked by a pawn, rooks and queens by a minor, queens by a rook), mop-up against
 a bare king, rooks on (semi-)open files and tempo.  The mg and eg sums are blended by
 ``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
@@ -35,8 +35,8 @@ from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.tunables import apply_overrides
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSER, CONNECTED_EG,
-                            CONNECTED_MG, DOUBLED, ISOLATED, KING_ATTACK_UNITS, MOBILITY_CENTRE,
-                            MOBILITY_WEIGHT, MOPUP_EDGE, MOPUP_KINGS, PASSED_EG, PASSED_MG,
+                            CONNECTED_MG, DOUBLED, ISOLATED, KING_ATTACK_UNITS, MOBILITY_EG,
+                            MOBILITY_MG, MOPUP_EDGE, MOPUP_KINGS, PASSED_EG, PASSED_MG,
                             PASSER_ENEMY_KING, PASSER_OWN_KING, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE,
                             SCALE_OCB_BISHOPS_ONLY, SCALE_OCB_PER_PASSER, SCALE_OCB_WITH_PIECES,
                             SCALE_PAWNLESS_MINOR, SCALE_PAWNLESS_V_MINOR,
@@ -49,6 +49,7 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
 # an A/B match of it on against off (scripts/match.py, 2moves_v1 openings with both
 # colours; Elo with its 95% interval, details in docs/measurements.md):
 #   mobility                          +24 +/- 44, 200 games at 1,000 nodes
+#   mobility by number of squares     +38 +/- 38 (pairs), 200 games at 10,000 nodes (a table per count, refit)
 #   passed pawns with king distance   +52 +/- 44, 200 games at 1,000 nodes
 #   caught passers (pawn endings)     +19 +/- 19 (pairs), 200 games from Stockfish-scored pawn endings at 10,000 nodes
 #   isolated, doubled and backward    +30 +/- 44, 200 games at 1,000 nodes
@@ -105,10 +106,10 @@ _NOT_H = machine_int(_FULL ^ unsigned(BB_FILE_H))      # fits a machine word: ke
 
 
 def _mobility_table(pt):
-    wm, we = MOBILITY_WEIGHT[pt]
-    c = MOBILITY_CENTRE[pt]
-    return tuple(pack(wm * (n - c) * MOBILITY_PERCENT // 100, we * (n - c) * MOBILITY_PERCENT // 100)
-                 for n in range(29))
+    """Packed (mg, eg) by number of safe squares, from the weights' tables."""
+    mg, eg = MOBILITY_MG[pt], MOBILITY_EG[pt]
+    return tuple(pack(mg[n] * MOBILITY_PERCENT // 100, eg[n] * MOBILITY_PERCENT // 100)
+                 for n in range(len(mg)))
 
 
 MOB_KNIGHT = _mobility_table(KNIGHT)
@@ -745,9 +746,9 @@ def _reference_side_terms(pos, own, enemy, facts):
     for pt in (KNIGHT, BISHOP, ROOK, QUEEN):
         for sq in own.squares[pt]:
             attacked = _attacked_by(board, sq)
-            n = len(attacked - own.occupied - enemy.pawn_attacks) - MOBILITY_CENTRE[pt]
-            add("mobility", MOBILITY_WEIGHT[pt][0] * n * MOBILITY_PERCENT // 100,
-                MOBILITY_WEIGHT[pt][1] * n * MOBILITY_PERCENT // 100)
+            n = len(attacked - own.occupied - enemy.pawn_attacks)
+            add("mobility", MOBILITY_MG[pt][n] * MOBILITY_PERCENT // 100,
+                MOBILITY_EG[pt][n] * MOBILITY_PERCENT // 100)
             hits = len(attacked & king_zone)
             if hits:
                 attackers += 1

@@ -70,10 +70,9 @@ LAYOUT = (
     ("Piece-square tables by piece type, added to the material, as printed: a8 first, h1\n"
      "last, from white's side (black reads them mirrored).",
      ("PIECE_SQUARE_MG", "PIECE_SQUARE_EG")),
-    ("Mobility, (mg, eg) per safe square (one neither held by own pieces nor attacked by\n"
-     "enemy pawns), counted from a typical number of them (MOBILITY_CENTRE, not tuned) so\n"
-     "that a piece's table value stays its value at average mobility.",
-     ("MOBILITY_WEIGHT", "MOBILITY_CENTRE")),
+    ("Mobility by piece type, per number of safe squares it attacks (squares neither held\n"
+     "by own pieces nor attacked by enemy pawns): index n is the value of n of them.",
+     ("MOBILITY_MG", "MOBILITY_EG")),
     ("Passed pawns by relative rank (index 0 = own back rank).",
      ("PASSED_MG", "PASSED_EG")),
     ("Connected pawns by relative rank, (mg, eg) per pawn an own pawn defends or stands\n"
@@ -139,11 +138,22 @@ def _literal(value):
         if any(isinstance(item, (list, tuple)) and len(item) == 64 for _, item in items):
             return "{\n%s}" % "".join("    %s: %s,\n" % (PIECE_NAMES[key], _board(item))
                                       for key, item in items)
-        return "{%s}" % ", ".join("%s: %s" % (PIECE_NAMES[key], _literal(item))
+        line = "{%s}" % ", ".join("%s: %s" % (PIECE_NAMES[key], _literal(item))
+                                  for key, item in items)
+        if len(line) <= 80:
+            return line
+        return "{\n%s}" % "".join("    %s: %s,\n" % (PIECE_NAMES[key], _wrapped(item))
                                   for key, item in items)
     if isinstance(value, (list, tuple)):
         return "(%s)" % ", ".join(_literal(item) for item in value)
     return "%d" % value
+
+
+def _wrapped(values, per_line=15):
+    """A tuple of ints, per_line to a line (continued under the first value)."""
+    rows = [", ".join("%d" % v for v in values[i:i + per_line])
+            for i in range(0, len(values), per_line)]
+    return "(%s)" % ",\n        ".join(rows)
 
 
 def _board(table):
@@ -208,8 +218,11 @@ T_PST = {pt: [None if pt == PAWN and not 8 <= sq < 56 else
                     ("PIECE_SQUARE_MG", pt, sq ^ 56), ("PIECE_SQUARE_EG", pt, sq ^ 56), "material+pst")
               for sq in range(64)]
          for pt in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING)}
-T_MOBILITY = {pt: _term("MOBILITY_WEIGHT[%s]" % PIECE_NAMES[pt], ("MOBILITY_WEIGHT", pt, 0),
-                        ("MOBILITY_WEIGHT", pt, 1), "mobility") for pt in MINOR_AND_MAJOR}
+# T_MOBILITY[pt][n]: a piece of type pt with n safe squares
+T_MOBILITY = {pt: [_term("MOBILITY[%s][%d]" % (PIECE_NAMES[pt], n), ("MOBILITY_MG", pt, n),
+                         ("MOBILITY_EG", pt, n), "mobility")
+                   for n in range(len(engine.weights.MOBILITY_MG[pt]))]
+              for pt in MINOR_AND_MAJOR}
 # relative ranks 1..6: no pawn stands on the first or the last
 T_PASSED = [None] + [_term("PASSED[%d]" % rank, ("PASSED_MG", rank), ("PASSED_EG", rank), "pawns: passed")
                      for rank in range(1, 7)] + [None]
@@ -319,8 +332,7 @@ def extract(pos):
             for sq in squares_of(bbs[base | pt]):
                 att = _attacks(pt, sq, occ)
                 hit_by[pt] |= att
-                safe = popcount(att & area) - ev.MOBILITY_CENTRE[pt]
-                add(T_MOBILITY[pt], sign * safe * ev.MOBILITY_PERCENT / 100)
+                add(T_MOBILITY[pt][popcount(att & area)], sign * ev.MOBILITY_PERCENT / 100)
                 if att & zone:
                     attackers += 1
                     zone_hits[pt] += popcount(att & zone)

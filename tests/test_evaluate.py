@@ -10,6 +10,7 @@ import pytest
 import ablations
 import engine.evaluate as evaluate_module
 import engine.position as position_module
+import engine.weights as weights
 from engine.evaluate import (evaluate, evaluate_terms, game_phase, clear_cache, TERM_NAMES,
                              DOUBLED, ISOLATED, BACKWARD, THREAT_BY_PAWN, THREAT_BY_MINOR,
                              THREAT_BY_ROOK, SHIELD_NEAR, SHIELD_FAR, TEMPO, SCALE_OCB_BISHOPS_ONLY,
@@ -511,6 +512,15 @@ def test_rook_files_are_weighted_as_set_and_ordered():
     on = _probe(ROOK_FILE_FENS, "ROOK_OPEN_FILE=25:10,ROOK_SEMI_OPEN_FILE=12:6")
     assert [r["rows"]["rook files"] for r in on] == [[25, 10], [12, 6], [0, 0]]
     assert all(r["eval"] == r["total"] for r in on)
+
+
+def test_mobility_tables_cover_every_count():
+    """A table per piece type with one entry per possible number of safe squares."""
+    most = {KNIGHT: 8, BISHOP: 13, ROOK: 14, QUEEN: 27}
+    for pt, n in most.items():
+        assert len(weights.MOBILITY_MG[pt]) == len(weights.MOBILITY_EG[pt]) == n + 1
+    # the fast path reads them through its packed tables
+    assert len(evaluate_module.MOB_QUEEN) == 28
 
 
 def test_mobility_prefers_active_bishop():

@@ -25,7 +25,7 @@ from engine.evaluate import TERM_NAMES, evaluate, evaluate_terms, scale_factor
 from engine.movegen import generate_moves
 from engine.position import Position
 from engine.search import Searcher
-from engine.types import WHITE, BLACK, PAWN, KNIGHT
+from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN
 
 ENDING_MATERIAL = ["KRkb", "KRkn", "KRBkr", "KRNkb", "KQkr", "KNNkp", "KNNkpp", "KBPkb",
                    "KBPPkbp", "KBRPkbrp", "KNPkb", "KRk", "KQk", "KBBk", "KBNk", "KRPkr",
@@ -305,7 +305,8 @@ def test_tiny_tune_lowers_the_error_and_writes_a_module(tmp_path, capsys):
     for name in tune.WEIGHT_NAMES:
         assert type(getattr(tuned, name)) is type(getattr(sys.modules["engine.weights"], name)), name
     assert tuned.MATERIAL_MG[KNIGHT] > today["MATERIAL_MG"][KNIGHT]
-    assert tuned.MOBILITY_CENTRE == today["MOBILITY_CENTRE"]
+    assert {pt: len(t) for pt, t in tuned.MOBILITY_MG.items()} == {KNIGHT: 9, BISHOP: 14, ROOK: 15,
+                                                                    QUEEN: 28}
     assert tuned.SCALE_PAWNLESS_MINOR == 0 and tuned.SCALE_TWO_KNIGHTS == 0     # not weights
 
 
