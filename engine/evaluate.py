@@ -49,7 +49,7 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
 # an A/B match of it on against off (scripts/match.py, 2moves_v1 openings with both
 # colours; Elo with its 95% interval, details in docs/measurements.md):
 #   mobility                          +24 +/- 44, 200 games at 1,000 nodes
-#   mobility by number of squares     +38 +/- 38 (pairs), 200 games at 10,000 nodes (a table per count, refit)
+#   mobility by number of squares     +28 +/- 28 (pairs), 400 games at 10,000 nodes (a table per count, refit)
 #   passed pawns with king distance   +52 +/- 44, 200 games at 1,000 nodes
 #   caught passers (pawn endings)     +19 +/- 19 (pairs), 200 games from Stockfish-scored pawn endings at 10,000 nodes
 #   isolated, doubled and backward    +30 +/- 44, 200 games at 1,000 nodes

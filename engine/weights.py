@@ -14,8 +14,8 @@ mg:eg).  Centipawns; a pair is (middlegame, endgame); scale factors are out of 6
 # Started from 4c49a5a's fitted weights, with mobility a table per piece type and number of
 # safe squares, first set to 4c49a5a's linear values (per square from a typical number).
 # Command: python scripts/tune.py --data sf5000.txt --epochs 60 --lambda 0.5 --l2 5e-9 --freeze MOPUP_EDGE,MOPUP_KINGS,MATERIAL_MG,MATERIAL_EG,PIECE_SQUARE_MG,PIECE_SQUARE_EG,CAUGHT_PASSER --seed 1 --out engine/weights.py
-# Against 4c49a5a's weights: +38.4 +/- 37.5 Elo (pairs, LOS 97.9%), 200 games at 10,000
-# nodes (docs/measurements.md, "Tuning").
+# Against 4c49a5a's weights: +27.9 +/- 27.7 Elo (pairs, LOS 97.6%), 400 games in two runs at
+# 10,000 nodes (docs/measurements.md, "Tuning").
 # Dataset made by: python scripts/make_dataset.py --stockfish /usr/games/stockfish --nodes 4000 --games 5000 --seed 31 --concurrency 2 --out sf5000.txt
 
 from engine.types import PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
