@@ -4,11 +4,12 @@ Terms, each an (mg, eg) pair: material + piece-square values (kept incrementally
 ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward, connected by
 rank), passed-pawn king proximity and, in pawn endings, passed pawns the enemy king catches
 (the rule of the square), mobility (a value per piece type and number of safe squares:
-neither held by own pieces nor attacked by enemy pawns), king safety (attacks on the king zone, pawn shield), bishop pair, threats
-(pieces attacked by a pawn, rooks and queens by a minor, queens by a rook), mop-up against
-a bare king, rooks on (semi-)open files and tempo.  The mg and eg sums are blended by
-``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
-scale (out of 64) shrinks the score where the side ahead has little chance to win.
+squares neither held by own pieces nor attacked by enemy pawns), king safety (attacks on
+the king zone, pawn shield), bishop pair, threats (pieces attacked by a pawn, rooks and
+queens by a minor, queens by a rook), mop-up against a bare king, rooks on (semi-)open
+files and tempo.  The mg and eg sums are blended by ``game_phase`` (24 with all pieces, 0
+with only kings and pawns); then a drawish-ending scale (out of 64) shrinks the score where
+the side ahead has little chance to win.
 
 ``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
 tables built at import and caches of pawn structure (with its king-square terms) and of
@@ -49,7 +50,7 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
 # an A/B match of it on against off (scripts/match.py, 2moves_v1 openings with both
 # colours; Elo with its 95% interval, details in docs/measurements.md):
 #   mobility                          +24 +/- 44, 200 games at 1,000 nodes
-#   mobility by number of squares     +28 +/- 28 (pairs), 400 games at 10,000 nodes (a table per count, refit)
+#   mobility by number of squares     +28 +/- 28 (pairs), 400 games at 10,000 nodes (tables, refit)
 #   passed pawns with king distance   +52 +/- 44, 200 games at 1,000 nodes
 #   caught passers (pawn endings)     +19 +/- 19 (pairs), 200 games from Stockfish-scored pawn endings at 10,000 nodes
 #   isolated, doubled and backward    +30 +/- 44, 200 games at 1,000 nodes

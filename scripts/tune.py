@@ -150,7 +150,7 @@ def _literal(value):
 
 
 def _wrapped(values, per_line=15):
-    """A tuple of ints, per_line to a line (continued under the first value)."""
+    """A tuple of ints, per_line to a line, further lines indented by eight (a dict entry's)."""
     rows = [", ".join("%d" % v for v in values[i:i + per_line])
             for i in range(0, len(values), per_line)]
     return "(%s)" % ",\n        ".join(rows)
