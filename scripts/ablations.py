@@ -33,6 +33,7 @@ EVAL_ABLATIONS = {
     "bishop pair": ("BISHOP_PAIR=0:0", ("bishop pair",)),
     "mop-up": ("MOPUP_EDGE=0,MOPUP_KINGS=0", ("mop-up",)),
     "threats": ("THREAT_BY_PAWN=0:0,THREAT_BY_MINOR=0:0,THREAT_BY_ROOK=0:0", ("threats",)),
+    "safe checks": ("SAFE_CHECKS=0", ("safe checks",)),
     "rook files": ("ROOK_OPEN_FILE=0:0,ROOK_SEMI_OPEN_FILE=0:0", ("rook files",)),
     "tempo": ("TEMPO=0:0", ("tempo",)),
     "endgame scaling": ("SCALE_MAX_PHASE=-1", ()),      # the 'scale' row stays 64

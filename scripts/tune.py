@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO))
 
 import engine.evaluate as ev  # noqa: E402
 import engine.weights  # noqa: E402
-from engine.bitboard import (KNIGHT_ATTACKS, BISHOP_TABLE, BISHOP_MASK, ROOK_TABLE,  # noqa: E402
+from engine.bitboard import (KING_ATTACKS, KNIGHT_ATTACKS, BISHOP_TABLE, BISHOP_MASK, ROOK_TABLE,  # noqa: E402
                              ROOK_MASK, BB_FILES, popcount, squares_of)
 from engine.endgame import EXACT, endgame_verdict  # noqa: E402
 from engine.position import Position  # noqa: E402
@@ -102,6 +102,10 @@ LAYOUT = (
     ("Threats, (mg, eg) per enemy piece: a knight, bishop, rook or queen an own pawn attacks; a\n"
      "rook or queen an own knight or bishop attacks; a queen an own rook attacks.",
      ("THREAT_BY_PAWN", "THREAT_BY_MINOR", "THREAT_BY_ROOK")),
+    ("Safe checks, by piece type: the side has a piece of that type that can move to a square\n"
+     "checking the enemy king, the square neither held by own pieces, nor attacked by enemy\n"
+     "pawns, nor next to the enemy king.",
+     ("SAFE_CHECK_MG", "SAFE_CHECK_EG")),
     ("Mop-up against a bare king (endgame): per step of that king from the centre (KBN v K:\n"
      "two per step towards a corner of the bishop's colour), and per step the kings are\n"
      "nearer than 14 (file plus rank distance).",
@@ -251,6 +255,8 @@ T_CAUGHT = [None] + [_term("CAUGHT_PASSER[%d]" % rank, None, ("CAUGHT_PASSER", r
                      for rank in range(1, 7)] + [None]
 T_UNITS = {pt: _term("KING_ATTACK_UNITS[%s]" % PIECE_NAMES[pt], ("KING_ATTACK_UNITS", pt), None,
                      "king attack") for pt in MINOR_AND_MAJOR}
+T_SAFE_CHECK = {pt: _term("SAFE_CHECK[%s]" % PIECE_NAMES[pt], ("SAFE_CHECK_MG", pt),
+                          ("SAFE_CHECK_EG", pt), "safe checks") for pt in MINOR_AND_MAJOR}
 T_SHIELD_NEAR = _term("SHIELD_NEAR", ("SHIELD_NEAR",), None, "king shield")
 T_SHIELD_FAR = _term("SHIELD_FAR", ("SHIELD_FAR",), None, "king shield")
 T_MOPUP_EDGE = _term("MOPUP_EDGE", None, ("MOPUP_EDGE",), "mop-up")
@@ -344,6 +350,11 @@ def extract(pos):
             for pt, hits in zone_hits.items():
                 if hits:
                     add(T_UNITS[pt], sign * hits * per_unit)
+        ksq = kings[them]
+        safe = area & ~KING_ATTACKS[ksq]
+        for pt in MINOR_AND_MAJOR if ev.SAFE_CHECKS else ():
+            if hit_by[pt] & safe & _attacks(pt, ksq, occ):
+                add(T_SAFE_CHECK[pt], sign)
         if popcount(bbs[base | BISHOP]) >= 2:
             add(T_BISHOP_PAIR, sign)
         ebase = them << 3

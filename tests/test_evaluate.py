@@ -697,3 +697,25 @@ def test_ablation_switch_removes_its_term(name):
     elif name == "endgame scaling":
         assert any(evaluate_terms(p)["scale"] != 64 for p in live)
     assert any(evaluate(p) != r["eval"] for p, r in zip(live, results))
+
+
+def test_safe_checks_by_piece_type(monkeypatch):
+    """A piece type counts once when one of its pieces can move to a square that checks the
+    enemy king, unless an own piece holds it, an enemy pawn attacks it or it is next to
+    the king; each type's weight is its own (patched to powers of ten to tell them apart)."""
+    monkeypatch.setattr(evaluate_module, "SAFE_CHECK_MG", {KNIGHT: 1, BISHOP: 10, ROOK: 100, QUEEN: 1000})
+    monkeypatch.setattr(evaluate_module, "SAFE_CHECK_EG", {KNIGHT: 2, BISHOP: 20, ROOK: 200, QUEEN: 2000})
+    # the c6 knight checks from e7, the d1 queen from d8 (the f6 and h6 knight checks are
+    # covered by the g7 pawn; f8 and f7 touch the king)
+    t = evaluate_terms(Position("6k1/5ppp/2N5/8/8/8/8/3QK3 w - - 0 1"))
+    assert t["safe checks"] == (1001, 2002)
+    # a knight on e4 reaches only f6, which the g7 pawn covers; black's a3 rook checks from
+    # e3 (e2 touches the white king; the d1 queen stops the rank)
+    t = evaluate_terms(Position("6k1/5ppp/8/8/4N3/r7/8/3QK3 w - - 0 1"))
+    assert t["safe checks"] == (1000 - 100, 2000 - 200)
+    # a square an own piece holds does not count: the a4 bishop reaches the king's diagonal
+    # only at b3, the own knight's; from f1 it reaches c4 on it
+    t = evaluate_terms(Position("6k1/6pp/8/8/B7/1N6/8/4K3 w - - 0 1"))
+    assert t["safe checks"] == (0, 0)
+    t = evaluate_terms(Position("6k1/6pp/8/8/8/1N6/8/4KB2 w - - 0 1"))
+    assert t["safe checks"] == (10, 20)
