@@ -34,6 +34,9 @@ EVAL_ABLATIONS = {
     "mop-up": ("MOPUP_EDGE=0,MOPUP_KINGS=0", ("mop-up",)),
     "threats": ("THREAT_BY_PAWN=0:0,THREAT_BY_MINOR=0:0,THREAT_BY_ROOK=0:0", ("threats",)),
     "safe checks": ("SAFE_CHECKS=0", ("safe checks",)),
+    "pawn push threats": ("PAWN_PUSH_THREAT=0:0", ("push threats",)),
+    "blocked passers": ("PASSED_BLOCKED_MG=%s,PASSED_BLOCKED_EG=%s" % (_ZERO_PASSED, _ZERO_PASSED),
+                        ("passed: blocked",)),
     "rook files": ("ROOK_OPEN_FILE=0:0,ROOK_SEMI_OPEN_FILE=0:0", ("rook files",)),
     "tempo": ("TEMPO=0:0", ("tempo",)),
     "endgame scaling": ("SCALE_MAX_PHASE=-1", ()),      # the 'scale' row stays 64

@@ -82,6 +82,9 @@ LAYOUT = (
      "pawn on a neighbour file, and pawns no neighbour can support whose stop square an\n"
      "enemy pawn attacks.",
      ("DOUBLED", "ISOLATED", "BACKWARD")),
+    ("Passed pawns whose stop square (the next one ahead) is occupied, by relative rank; not\n"
+     "in pawn endings, where the rule of the square and the kings' distances judge them.",
+     ("PASSED_BLOCKED_MG", "PASSED_BLOCKED_EG")),
     ("Passed pawns in the endgame: per step of king distance to the stop square (the enemy\n"
      "king's counts for the pawn, the own king's against), times (relative rank - 2) from\n"
      "the 4th rank on.",
@@ -106,6 +109,10 @@ LAYOUT = (
      "checking the enemy king, the square neither held by own pieces, nor attacked by enemy\n"
      "pawns, nor next to the enemy king.",
      ("SAFE_CHECK_MG", "SAFE_CHECK_EG")),
+    ("Pawn push threats, (mg, eg) per enemy knight, bishop, rook or queen an own pawn would\n"
+     "attack after a push (one or two squares) to an empty square on relative rank 3-6 that no\n"
+     "enemy pawn attacks.",
+     ("PAWN_PUSH_THREAT",)),
     ("Mop-up against a bare king (endgame): per step of that king from the centre (KBN v K:\n"
      "two per step towards a corner of the bishop's colour), and per step the kings are\n"
      "nearer than 14 (file plus rank distance).",
@@ -231,6 +238,9 @@ T_MOBILITY = {pt: [_term("MOBILITY[%s][%d]" % (PIECE_NAMES[pt], n), ("MOBILITY_M
 T_PASSED = [None] + [_term("PASSED[%d]" % rank, ("PASSED_MG", rank), ("PASSED_EG", rank), "pawns: passed")
                      for rank in range(1, 7)] + [None]
 
+T_BLOCKED = [None] + [_term("PASSED_BLOCKED[%d]" % rank, ("PASSED_BLOCKED_MG", rank),
+                            ("PASSED_BLOCKED_EG", rank), "passed: blocked") for rank in range(1, 7)] + [None]
+
 T_CONNECTED = [None] + [_term("CONNECTED[%d]" % rank, ("CONNECTED_MG", rank), ("CONNECTED_EG", rank),
                               "pawns: connected") for rank in range(1, 7)] + [None]
 
@@ -249,6 +259,7 @@ T_TEMPO = _pair_term("TEMPO", "tempo")
 T_THREAT_PAWN = _pair_term("THREAT_BY_PAWN", "threats")
 T_THREAT_MINOR = _pair_term("THREAT_BY_MINOR", "threats")
 T_THREAT_ROOK = _pair_term("THREAT_BY_ROOK", "threats")
+T_PUSH_THREAT = _pair_term("PAWN_PUSH_THREAT", "push threats")
 T_PASSER_ENEMY_KING = _term("PASSER_ENEMY_KING", None, ("PASSER_ENEMY_KING",), "passed: king distance")
 T_PASSER_OWN_KING = _term("PASSER_OWN_KING", None, ("PASSER_OWN_KING",), "passed: king distance")
 T_CAUGHT = [None] + [_term("CAUGHT_PASSER[%d]" % rank, None, ("CAUGHT_PASSER", rank), "passed: caught")
@@ -322,6 +333,8 @@ def extract(pos):
         for sq in squares_of(passed):
             rank = (sq ^ flip) >> 3
             add(T_PASSED[rank], sign)
+            if phase and (1 << (sq + (8 if us == WHITE else -8))) & occ:
+                add(T_BLOCKED[rank], sign)
             if rank >= 3:
                 stop = sq + (8 if us == WHITE else -8)
                 add(T_PASSER_ENEMY_KING, sign * ev.DISTANCE[kings[them]][stop] * (rank - 2))
@@ -364,6 +377,8 @@ def extract(pos):
         add(T_THREAT_PAWN, sign * popcount(own_patt & enemy_pieces))
         add(T_THREAT_MINOR, sign * popcount((hit_by[KNIGHT] | hit_by[BISHOP]) & enemy_majors))
         add(T_THREAT_ROOK, sign * popcount(hit_by[ROOK] & bbs[ebase | QUEEN]))
+        add(T_PUSH_THREAT, sign * popcount(ev.push_threats(us, own_pawns, occ, w_patt, b_patt)
+                                           & enemy_pieces))
         if popcount(enemy_occ) == 1 and popcount(own_occ) > 1:
             steps = ev.mopup_steps(pos, us)
             if steps:

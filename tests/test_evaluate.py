@@ -719,3 +719,31 @@ def test_safe_checks_by_piece_type(monkeypatch):
     assert t["safe checks"] == (0, 0)
     t = evaluate_terms(Position("6k1/6pp/8/8/8/1N6/8/4KB2 w - - 0 1"))
     assert t["safe checks"] == (10, 20)
+
+
+def test_blocked_passed_pawns_by_rank(monkeypatch):
+    """A passed pawn whose stop square holds any piece adds its relative rank's weight."""
+    monkeypatch.setattr(evaluate_module, "PASSED_BLOCKED_MG", tuple(range(0, 80, 10)))
+    monkeypatch.setattr(evaluate_module, "PASSED_BLOCKED_EG", tuple(range(0, 800, 100)))
+    # white's e5 passer stopped by the e6 knight (rank 5: index 4), black's d3 passer by
+    # the d2 bishop (its rank 6: index 5)
+    t = evaluate_terms(Position("4k3/8/4n3/4P3/8/3p4/3B4/4K3 w - - 0 1"))
+    assert t["passed: blocked"] == (40 - 50, 400 - 500)
+    # free stop squares, and a blocked pawn that is not passed (e5 against e6), add nothing
+    assert evaluate_terms(Position("4k3/8/8/4P3/8/3p4/8/4K3 w - - 0 1"))["passed: blocked"] == (0, 0)
+    assert evaluate_terms(Position("4k3/8/4p3/4P3/8/8/8/4K3 w - - 0 1"))["passed: blocked"] == (0, 0)
+    # in a pawn ending (kings and pawns only) the term is left to the pawn-ending rules
+    assert evaluate_terms(Position("8/8/4k3/4P3/8/8/8/4K3 w - - 0 1"))["passed: blocked"] == (0, 0)
+
+
+def test_pawn_push_threats(monkeypatch):
+    """Enemy pieces a pawn would attack after a push (one or two squares) to an empty square
+    on relative rank 3-6 that no enemy pawn attacks, each piece once."""
+    monkeypatch.setattr(evaluate_module, "PAWN_PUSH_THREAT", (10, 3))
+    # e2-e3 would hit the d4 knight, e2-e4 the f5 bishop
+    assert evaluate_terms(Position("4k3/8/8/5b2/3n4/8/4P3/4K3 w - - 0 1"))["push threats"] == (20, 6)
+    # the d5 pawn covers e4: only e3 counts (the knight); for black, d5-d4 is blocked
+    assert evaluate_terms(Position("4k3/8/8/3p1b2/3n4/8/4P3/4K3 w - - 0 1"))["push threats"] == (10, 3)
+    # a push to the 7th rank is not counted; black's c5-c4 hits the d3 knight and b3 rook
+    t = evaluate_terms(Position("3rk3/8/4P3/2p5/8/1R1N4/8/4K3 w - - 0 1"))
+    assert t["push threats"] == (-20, -6)
