@@ -3,14 +3,15 @@
 Terms, each an (mg, eg) pair: material + piece-square values (kept incrementally in
 ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward, connected by
 rank, blocked by rank outside pawn endings), passed-pawn king proximity and, in pawn
-endings, passed pawns the enemy king catches (the rule of the square), mobility (a value per piece type and number of safe squares:
-squares neither held by own pieces nor attacked by enemy pawns), king safety (attacks on
-the king zone, pawn shield, safe checks: a piece type able to check the enemy king from a
-square it may safely step to), bishop pair, threats (pieces attacked by a pawn, rooks and
-queens by a minor, queens by a rook, pieces a safe pawn push would attack), mop-up against a bare king, rooks on (semi-)open
-files and tempo.  The mg and eg sums are blended by ``game_phase`` (24 with all pieces, 0
-with only kings and pawns); then a drawish-ending scale (out of 64) shrinks the score where
-the side ahead has little chance to win.
+endings, passed pawns the enemy king catches (the rule of the square), mobility (a value
+per piece type and number of safe squares: squares neither held by own pieces nor attacked
+by enemy pawns), king safety (attacks on the king zone, pawn shield, safe checks: a piece
+type able to check the enemy king from a square it may safely step to), bishop pair,
+threats (pieces attacked by a pawn, rooks and queens by a minor, queens by a rook, pieces a
+safe pawn push would attack), mop-up against a bare king, rooks on (semi-)open files and
+tempo.  The mg and eg sums are blended by ``game_phase`` (24 with all pieces, 0 with only
+kings and pawns); then a drawish-ending scale (out of 64) shrinks the score where the side
+ahead has little chance to win.
 
 ``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
 tables built at import and caches of pawn structure (with its king-square terms) and of
@@ -894,7 +895,8 @@ def _reference_side_terms(pos, own, enemy, facts):
         for t in targets:
             if t not in enemy.pawn_attacks:
                 pushed_attacks |= _reach(board, t, PAWN, own.forward)
-    n = sum(1 for pt in (KNIGHT, BISHOP, ROOK, QUEEN) for sq in enemy.squares[pt] if sq in pushed_attacks)
+    n = sum(1 for pt in (KNIGHT, BISHOP, ROOK, QUEEN) for sq in enemy.squares[pt]
+            if sq in pushed_attacks)
     add("push threats", PAWN_PUSH_THREAT[0] * n, PAWN_PUSH_THREAT[1] * n)
     if pos.turn == own.color:
         add("tempo", *TEMPO)

@@ -239,7 +239,8 @@ T_PASSED = [None] + [_term("PASSED[%d]" % rank, ("PASSED_MG", rank), ("PASSED_EG
                      for rank in range(1, 7)] + [None]
 
 T_BLOCKED = [None] + [_term("PASSED_BLOCKED[%d]" % rank, ("PASSED_BLOCKED_MG", rank),
-                            ("PASSED_BLOCKED_EG", rank), "passed: blocked") for rank in range(1, 7)] + [None]
+                            ("PASSED_BLOCKED_EG", rank), "passed: blocked")
+                      for rank in range(1, 7)] + [None]
 
 T_CONNECTED = [None] + [_term("CONNECTED[%d]" % rank, ("CONNECTED_MG", rank), ("CONNECTED_EG", rank),
                               "pawns: connected") for rank in range(1, 7)] + [None]

@@ -703,8 +703,10 @@ def test_safe_checks_by_piece_type(monkeypatch):
     """A piece type counts once when one of its pieces can move to a square that checks the
     enemy king, unless an own piece holds it, an enemy pawn attacks it or it is next to
     the king; each type's weight is its own (patched to powers of ten to tell them apart)."""
-    monkeypatch.setattr(evaluate_module, "SAFE_CHECK_MG", {KNIGHT: 1, BISHOP: 10, ROOK: 100, QUEEN: 1000})
-    monkeypatch.setattr(evaluate_module, "SAFE_CHECK_EG", {KNIGHT: 2, BISHOP: 20, ROOK: 200, QUEEN: 2000})
+    monkeypatch.setattr(evaluate_module, "SAFE_CHECK_MG",
+                        {KNIGHT: 1, BISHOP: 10, ROOK: 100, QUEEN: 1000})
+    monkeypatch.setattr(evaluate_module, "SAFE_CHECK_EG",
+                        {KNIGHT: 2, BISHOP: 20, ROOK: 200, QUEEN: 2000})
     # the c6 knight checks from e7, the d1 queen from d8 (the f6 and h6 knight checks are
     # covered by the g7 pawn; f8 and f7 touch the king)
     t = evaluate_terms(Position("6k1/5ppp/2N5/8/8/8/8/3QK3 w - - 0 1"))
