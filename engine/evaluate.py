@@ -212,6 +212,7 @@ _RANK_3, _RANK_6 = 0xFF << 16, 0xFF << 40
 _PUSH_FROM_WHITE = 0xFFFFFFFF00         # ranks 2-5
 _PUSH_FROM_BLACK = 0xFFFFFFFF000000     # ranks 4-7
 _PUSH_NOT_A, _PUSH_NOT_H = 0x00FEFEFEFEFEFEFE, 0x007F7F7F7F7F7F7F
+_RANKS_1_TO_6 = (1 << 48) - 1
 
 
 def push_threats(us, pawns, occ, w_patt, b_patt):
@@ -478,22 +479,18 @@ def evaluate(pos):
         s -= _caught_passers(w_passed, b_passed, wksq, bksq, pos.turn) << 16
     if phase and (w_passed or b_passed):
         # passed pawns with their stop square occupied (in pawn endings the rule of the
-        # square and the kings' distances judge them)
-        board = pos.board
-        b_ = w_passed
-        while b_:
-            low = b_ & -b_
-            b_ ^= low
-            sq = low.bit_length() - 1
-            if board[sq + 8]:
-                s += BLOCKED_PACKED[sq >> 3]
-        b_ = b_passed
-        while b_:
-            low = b_ & -b_
-            b_ ^= low
-            sq = low.bit_length() - 1
-            if board[sq - 8]:
-                s -= BLOCKED_PACKED[7 - (sq >> 3)]
+        # square and the kings' distances judge them); black's stop squares lie on ranks
+        # 1-6, so only those of occ are shifted (PyPy: the result stays a machine word)
+        blocked = w_passed & (occ >> 8)
+        while blocked:
+            low = blocked & -blocked
+            blocked ^= low
+            s += BLOCKED_PACKED[(low.bit_length() - 1) >> 3]
+        blocked = b_passed & ((occ & _RANKS_1_TO_6) << 8)
+        while blocked:
+            low = blocked & -blocked
+            blocked ^= low
+            s -= BLOCKED_PACKED[7 - ((low.bit_length() - 1) >> 3)]
 
     # Each side's terms once, from its own view, with what differs between the colours in
     # the two rows below; `area` is where mobility counts (not own pieces, not attacked by
@@ -606,16 +603,11 @@ def evaluate(pos):
             s -= side
 
     if PUSH_THREAT_PACKED:
-        # pawn push threats (push_threats() inlined; about 1.4 us an evaluation on CPython)
-        empty = ~occ
-        push = ((wp & _PUSH_FROM_WHITE) << 8) & empty
-        push = (push | ((push & _RANK_3) << 8) & empty) & ~b_patt
-        hits = ((push << 7) & _PUSH_NOT_H | (push << 9) & _PUSH_NOT_A) & (bn | bb | b_majors)
+        # pawn push threats: about 1.5 us an evaluation on CPython (the calls 0.1 of it)
+        hits = push_threats(WHITE, wp, occ, w_patt, b_patt) & (bn | bb | b_majors)
         if hits:
             s += PUSH_THREAT_PACKED * popcount(hits)
-        push = ((bp & _PUSH_FROM_BLACK) >> 8) & empty
-        push = (push | ((push & _RANK_6) >> 8) & empty) & ~w_patt
-        hits = ((push >> 9) & _PUSH_NOT_H | (push >> 7) & _PUSH_NOT_A) & (wn | wb | w_majors)
+        hits = push_threats(BLACK, bp, occ, w_patt, b_patt) & (wn | wb | w_majors)
         if hits:
             s -= PUSH_THREAT_PACKED * popcount(hits)
     if TEMPO_PACKED:
