@@ -2,16 +2,16 @@
 
 Terms, each an (mg, eg) pair: material + piece-square values (kept incrementally in
 ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward, connected by
-rank, blocked by rank outside pawn endings), passed-pawn king proximity and, in pawn
-endings, passed pawns the enemy king catches (the rule of the square), mobility (a value
-per piece type and number of safe squares: squares neither held by own pieces nor attacked
-by enemy pawns), king safety (attacks on the king zone, pawn shield, safe checks: a piece
-type able to check the enemy king from a square it may safely step to), bishop pair,
-threats (pieces attacked by a pawn, rooks and queens by a minor, queens by a rook, pieces a
-safe pawn push would attack), mop-up against a bare king, rooks on (semi-)open files and
-tempo.  The mg and eg sums are blended by ``game_phase`` (24 with all pieces, 0 with only
-kings and pawns); then a drawish-ending scale (out of 64) shrinks the score where the side
-ahead has little chance to win.
+rank; outside pawn endings, passed pawns blocked, by rank, and with a safe stop square),
+passed-pawn king proximity and, in pawn endings, passed pawns the enemy king catches (the
+rule of the square), mobility (a value per piece type and number of safe squares: squares
+neither held by own pieces nor attacked by enemy pawns), king safety (attacks on the king
+zone, pawn shield, safe checks: a piece type able to check the enemy king from a square it
+may safely step to), bishop pair, threats (pieces attacked by a pawn, rooks and queens by
+a minor, queens by a rook, pieces a safe pawn push would attack), mop-up against a bare
+king, rooks on (semi-)open files and tempo.  The mg and eg sums are blended by
+``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
+scale (out of 64) shrinks the score where the side ahead has little chance to win.
 
 ``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
 tables built at import and caches of pawn structure (with its king-square terms) and of
@@ -40,7 +40,7 @@ from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSER, CONNECTED_EG,
                             CONNECTED_MG, DOUBLED, ISOLATED, KING_ATTACK_UNITS, MOBILITY_EG,
                             MOBILITY_MG, MOPUP_EDGE, MOPUP_KINGS, PASSED_BLOCKED_EG,
-                            PASSED_BLOCKED_MG, PASSED_EG, PASSED_MG, PAWN_PUSH_THREAT,
+                            PASSED_BLOCKED_MG, PASSED_EG, PASSED_SAFE_STOP, PASSED_MG, PAWN_PUSH_THREAT,
                             PASSER_ENEMY_KING, PASSER_OWN_KING, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE,
                             SCALE_OCB_BISHOPS_ONLY, SCALE_OCB_PER_PASSER, SCALE_OCB_WITH_PIECES,
                             SCALE_PAWNLESS_MINOR, SCALE_PAWNLESS_V_MINOR,
@@ -62,6 +62,7 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
 #   threats                           +28 +/- 39 (pairs), 200 games at 10,000 nodes
 #   safe checks (with a refit)        +38 +/- 27 (pairs), 400 games at 10,000 nodes
 #   blocked passers and push threats  +23 +/- 37 (pairs), 200 games at 10,000 nodes (with a refit)
+#   passers with a safe stop square   +38 +/- 40 (pairs), 200 games at 10,000 nodes (with a refit)
 #   connected pawns (with a refit)    +37 +/- 37 (pairs), 200 games at 10,000 nodes
 #   mop-up                            +92 +/- 54, 100 games from KRK/KQK/KBNK starts at 3,000 nodes
 #   rooks on (semi-)open files        +0 +/- 51, 120 games at 10,000 nodes (hand-set 25:10, 12:6)
@@ -179,6 +180,7 @@ SCALE_BY_RULE = {"SCALE_PAWNLESS_MINOR": SCALE_PAWNLESS_MINOR,
 
 PASSED_PACKED = tuple(pack(PASSED_MG[r], PASSED_EG[r]) for r in range(8))
 BLOCKED_PACKED = tuple(pack(PASSED_BLOCKED_MG[r], PASSED_BLOCKED_EG[r]) for r in range(8))
+SAFE_STOP_PACKED = pack(*PASSED_SAFE_STOP)
 CONNECTED_PACKED = tuple(pack(CONNECTED_MG[r], CONNECTED_EG[r]) for r in range(8))
 DOUBLED_PACKED = pack(*DOUBLED)
 ISOLATED_PACKED = pack(*ISOLATED)
@@ -213,6 +215,7 @@ _PUSH_FROM_WHITE = 0xFFFFFFFF00         # ranks 2-5
 _PUSH_FROM_BLACK = 0xFFFFFFFF000000     # ranks 4-7
 _PUSH_NOT_A, _PUSH_NOT_H = 0x00FEFEFEFEFEFEFE, 0x007F7F7F7F7F7F7F
 _RANKS_1_TO_6 = (1 << 48) - 1
+_RANKS_4_TO_7, _RANKS_5_TO_2 = 0xFFFFFFFF << 24, 0xFFFFFFFF << 8    # relative ranks 4-7
 
 
 def push_threats(us, pawns, occ, w_patt, b_patt):
@@ -501,6 +504,10 @@ def evaluate(pos):
     # enemy's queens and its rooks and queens.)
     w_majors = wr | wq
     b_majors = br | bq
+    # passed pawns that may have a safe stop square: only then does the loop keep every square
+    # each side attacks (the union costs 2.5% of an evaluation when always made)
+    safe_stops = phase and SAFE_STOP_PACKED and (w_passed & _RANKS_4_TO_7
+                                                 or b_passed & _RANKS_5_TO_2)
     for (us, knights, bishops, rooks, queens, own_pawns, enemy_pawns, own_occ, enemy_occ, area,
          enemy_ksq, pawn_hits, enemy_queens, enemy_majors) in (
             (WHITE, wn, wb, wr, wq, wp, bp, occ_w, occ_b, ~(occ_w | b_patt), bksq,
@@ -599,8 +606,36 @@ def evaluate(pos):
 
         if us == WHITE:
             s += side
+            if safe_stops:
+                w_attacks = (by_knights | by_bishops | by_rooks | by_queens | w_patt
+                             | KING_ATTACKS[wksq])
         else:
             s -= side
+            if safe_stops:
+                b_attacks = (by_knights | by_bishops | by_rooks | by_queens | b_patt
+                             | KING_ATTACKS[bksq])
+
+    if safe_stops:
+        # passed pawns on relative ranks 4-7 whose stop square is empty and attacked by no
+        # enemy piece, pawn or king: the weight times (relative rank - 2)
+        passed = w_passed & _RANKS_4_TO_7
+        if passed:
+            unsafe = occ | b_attacks
+            while passed:
+                low = passed & -passed
+                passed ^= low
+                sq = low.bit_length() - 1
+                if not BB_SQUARES[sq + 8] & unsafe:
+                    s += SAFE_STOP_PACKED * ((sq >> 3) - 2)
+        passed = b_passed & _RANKS_5_TO_2
+        if passed:
+            unsafe = occ | w_attacks
+            while passed:
+                low = passed & -passed
+                passed ^= low
+                sq = low.bit_length() - 1
+                if not BB_SQUARES[sq - 8] & unsafe:
+                    s -= SAFE_STOP_PACKED * (5 - (sq >> 3))
 
     if PUSH_THREAT_PACKED:
         # pawn push threats: about 1.5 us an evaluation on CPython (the calls 0.1 of it)
@@ -631,7 +666,7 @@ def evaluate(pos):
 # path, so a wrong table on either side shows up as a disagreement in the tests.
 TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: doubled",
               "pawns: backward", "pawns: connected", "passed: king distance", "passed: caught",
-              "passed: blocked",
+              "passed: blocked", "passed: safe stop",
               "mobility", "king attack", "safe checks", "king shield", "bishop pair", "rook files",
               "threats", "push threats", "tempo", "mop-up")
 
@@ -788,12 +823,18 @@ def _reference_side_terms(pos, own, enemy, facts):
                 MATERIAL_EG[pt] + PST_EG[pt][table_sq])
 
     pawn_ending = not any(side.count(pt) for side in (own, enemy) for pt in (KNIGHT, BISHOP, ROOK, QUEEN))
+    enemy_attacks = set().union(*(_attacked_by(board, sq) for sq in enemy.occupied))
     for sq, (passed, isolated, doubled, backward, connected) in facts.items():
         rank = own.relative_rank(sq)
         if passed:
             add("pawns: passed", PASSED_MG[rank], PASSED_EG[rank])
             if not pawn_ending and board[sq + 8 * own.forward]:
                 add("passed: blocked", PASSED_BLOCKED_MG[rank], PASSED_BLOCKED_EG[rank])
+            stop = sq + 8 * own.forward
+            if (not pawn_ending and rank >= 3 and not board[stop]
+                    and stop not in enemy_attacks):
+                add("passed: safe stop", PASSED_SAFE_STOP[0] * (rank - 2),
+                    PASSED_SAFE_STOP[1] * (rank - 2))
             if rank >= 3:
                 stop = sq + 8 * own.forward
                 add("passed: king distance", 0,

@@ -37,6 +37,7 @@ EVAL_ABLATIONS = {
     "pawn push threats": ("PAWN_PUSH_THREAT=0:0", ("push threats",)),
     "blocked passers": ("PASSED_BLOCKED_MG=%s,PASSED_BLOCKED_EG=%s" % (_ZERO_PASSED, _ZERO_PASSED),
                         ("passed: blocked",)),
+    "safe stop squares": ("PASSED_SAFE_STOP=0:0", ("passed: safe stop",)),
     "rook files": ("ROOK_OPEN_FILE=0:0,ROOK_SEMI_OPEN_FILE=0:0", ("rook files",)),
     "tempo": ("TEMPO=0:0", ("tempo",)),
     "endgame scaling": ("SCALE_MAX_PHASE=-1", ()),      # the 'scale' row stays 64

@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO))
 import engine.evaluate as ev  # noqa: E402
 import engine.weights  # noqa: E402
 from engine.bitboard import (KING_ATTACKS, KNIGHT_ATTACKS, BISHOP_TABLE, BISHOP_MASK, ROOK_TABLE,  # noqa: E402
-                             ROOK_MASK, BB_FILES, popcount, squares_of)
+                             ROOK_MASK, BB_FILES, BB_SQUARES, popcount, squares_of)
 from engine.endgame import EXACT, endgame_verdict  # noqa: E402
 from engine.position import Position  # noqa: E402
 from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,  # noqa: E402
@@ -85,6 +85,9 @@ LAYOUT = (
     ("Passed pawns whose stop square (the next one ahead) is occupied, by relative rank; not\n"
      "in pawn endings, where the rule of the square and the kings' distances judge them.",
      ("PASSED_BLOCKED_MG", "PASSED_BLOCKED_EG")),
+    ("Passed pawns on relative ranks 4-7 whose stop square is empty and attacked by no enemy\n"
+     "piece, pawn or king, (mg, eg) times (relative rank - 2); not in pawn endings.",
+     ("PASSED_SAFE_STOP",)),
     ("Passed pawns in the endgame: per step of king distance to the stop square (the enemy\n"
      "king's counts for the pawn, the own king's against), times (relative rank - 2) from\n"
      "the 4th rank on.",
@@ -250,6 +253,9 @@ def _pair_term(name, row):
     return _term(name, (name, 0), (name, 1), row)
 
 
+T_SAFE_STOP = _pair_term("PASSED_SAFE_STOP", "passed: safe stop")
+
+
 T_DOUBLED = _pair_term("DOUBLED", "pawns: doubled")
 T_ISOLATED = _pair_term("ISOLATED", "pawns: isolated")
 T_BACKWARD = _pair_term("BACKWARD", "pawns: backward")
@@ -309,6 +315,12 @@ def extract(pos):
     occ_w, occ_b = pos.occ
     occ = occ_w | occ_b
     kings = (pos.king_square(WHITE), pos.king_square(BLACK))
+    # every square each side attacks (pieces, pawns, king)
+    attacked = [w_patt | KING_ATTACKS[kings[WHITE]], b_patt | KING_ATTACKS[kings[BLACK]]]
+    for color in (WHITE, BLACK):
+        for pt in MINOR_AND_MAJOR:
+            for sq in squares_of(bbs[color << 3 | pt]):
+                attacked[color] |= _attacks(pt, sq, occ)
     for us, sign in ((WHITE, 1), (BLACK, -1)):
         them = us ^ 1
         base = us << 3
@@ -336,6 +348,10 @@ def extract(pos):
             add(T_PASSED[rank], sign)
             if phase and (1 << (sq + (8 if us == WHITE else -8))) & occ:
                 add(T_BLOCKED[rank], sign)
+            if phase and rank >= 3:
+                stop = sq + (8 if us == WHITE else -8)
+                if not BB_SQUARES[stop] & (occ | attacked[them]):
+                    add(T_SAFE_STOP, sign * (rank - 2))
             if rank >= 3:
                 stop = sq + (8 if us == WHITE else -8)
                 add(T_PASSER_ENEMY_KING, sign * ev.DISTANCE[kings[them]][stop] * (rank - 2))

@@ -749,3 +749,22 @@ def test_pawn_push_threats(monkeypatch):
     # a push to the 7th rank is not counted; black's c5-c4 hits the d3 knight and b3 rook
     t = evaluate_terms(Position("3rk3/8/4P3/2p5/8/1R1N4/8/4K3 w - - 0 1"))
     assert t["push threats"] == (-20, -6)
+
+
+def test_passed_pawns_with_a_safe_stop_square(monkeypatch):
+    """A passed pawn on relative rank 4-7 whose stop square is empty and attacked by no enemy
+    piece, pawn or king adds the weight times (relative rank - 2); not in pawn endings."""
+    monkeypatch.setattr(evaluate_module, "PASSED_SAFE_STOP", (10, 100))
+    # white's d5 passer (rank 5: x2), d6 free; the h1 knight keeps it out of a pawn ending
+    assert evaluate_terms(Position("4k3/8/8/3P4/8/8/8/4K2N w - - 0 1"))["passed: safe stop"] == (20, 200)
+    # d6 attacked by the king, by a rook through d7, by a bishop; or held by a piece
+    for fen in ("8/4k3/8/3P4/8/8/8/4K2N w - - 0 1", "3rk3/8/8/3P4/8/8/8/4K2N w - - 0 1",
+                "4kb2/8/8/3P4/8/8/8/4K2N w - - 0 1", "4k3/8/3n4/3P4/8/8/8/4K2N w - - 0 1"):
+        assert evaluate_terms(Position(fen))["passed: safe stop"] == (0, 0), fen
+    # black's d4 passer (its rank 5: x2) and d2 passer (its rank 7: x4); a pawn on the
+    # 3rd rank does not count
+    assert evaluate_terms(Position("4k3/8/8/8/3p4/8/8/4K2N b - - 0 1"))["passed: safe stop"] == (-20, -200)
+    assert evaluate_terms(Position("4k3/8/8/8/8/8/3p4/6KN b - - 0 1"))["passed: safe stop"] == (-40, -400)
+    assert evaluate_terms(Position("4k3/8/8/8/8/3P4/8/4K2N w - - 0 1"))["passed: safe stop"] == (0, 0)
+    # a pawn ending is left to the pawn-ending rules
+    assert evaluate_terms(Position("4k3/8/8/3P4/8/8/8/4K3 w - - 0 1"))["passed: safe stop"] == (0, 0)
