@@ -53,6 +53,7 @@ SEARCH_ABLATIONS = {
     "full-width pawn endings": "USE_FULL_WIDTH_PAWN_ENDINGS=0",
     "late-move reductions": "USE_LMR=0",
     "SEE pruning": "USE_SEE_PRUNING=0",
+    "ProbCut": "USE_PROBCUT=0",
     "countermove": "USE_COUNTERMOVE=0",
     "falling eval and easy move": "USE_FALLING_EVAL_AND_EASY_MOVE=0",
 }
