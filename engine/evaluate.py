@@ -40,13 +40,13 @@ from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSER, CONNECTED_EG,
                             CONNECTED_MG, DOUBLED, ISOLATED, KING_ATTACK_UNITS, MOBILITY_EG,
                             MOBILITY_MG, MOPUP_EDGE, MOPUP_KINGS, PASSED_BLOCKED_EG,
-                            PASSED_BLOCKED_MG, PASSED_EG, PASSED_SAFE_STOP, PASSED_MG, PAWN_PUSH_THREAT,
-                            PASSER_ENEMY_KING, PASSER_OWN_KING, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE,
+                            PASSED_BLOCKED_MG, PASSED_EG, PASSED_MG, PASSED_SAFE_STOP,
+                            PASSER_ENEMY_KING, PASSER_OWN_KING, PAWN_PUSH_THREAT, ROOK_OPEN_FILE,
+                            ROOK_SEMI_OPEN_FILE, SAFE_CHECK_EG, SAFE_CHECK_MG,
                             SCALE_OCB_BISHOPS_ONLY, SCALE_OCB_PER_PASSER, SCALE_OCB_WITH_PIECES,
-                            SCALE_PAWNLESS_MINOR, SCALE_PAWNLESS_V_MINOR,
-                            SCALE_PAWNLESS_V_PIECES, SCALE_TWO_KNIGHTS,
-                            SCALE_TWO_KNIGHTS_V_PAWNS, SAFE_CHECK_EG, SAFE_CHECK_MG, SHIELD_FAR,
-                            SHIELD_NEAR, TEMPO, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK)
+                            SCALE_PAWNLESS_MINOR, SCALE_PAWNLESS_V_MINOR, SCALE_PAWNLESS_V_PIECES,
+                            SCALE_TWO_KNIGHTS, SCALE_TWO_KNIGHTS_V_PAWNS, SHIELD_FAR, SHIELD_NEAR,
+                            TEMPO, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK)
 
 # --- Weights ----------------------------------------------------------------------------
 # The values are engine/weights.py's (scripts/tune.py writes it).  What each term bought in
@@ -828,15 +828,14 @@ def _reference_side_terms(pos, own, enemy, facts):
         rank = own.relative_rank(sq)
         if passed:
             add("pawns: passed", PASSED_MG[rank], PASSED_EG[rank])
-            if not pawn_ending and board[sq + 8 * own.forward]:
-                add("passed: blocked", PASSED_BLOCKED_MG[rank], PASSED_BLOCKED_EG[rank])
             stop = sq + 8 * own.forward
+            if not pawn_ending and board[stop]:
+                add("passed: blocked", PASSED_BLOCKED_MG[rank], PASSED_BLOCKED_EG[rank])
             if (not pawn_ending and rank >= 3 and not board[stop]
                     and stop not in enemy_attacks):
                 add("passed: safe stop", PASSED_SAFE_STOP[0] * (rank - 2),
                     PASSED_SAFE_STOP[1] * (rank - 2))
             if rank >= 3:
-                stop = sq + 8 * own.forward
                 add("passed: king distance", 0,
                     (PASSER_ENEMY_KING * _king_distance(enemy.king, stop)
                      - PASSER_OWN_KING * _king_distance(own.king, stop)) * (rank - 2))
