@@ -315,12 +315,14 @@ def extract(pos):
     occ_w, occ_b = pos.occ
     occ = occ_w | occ_b
     kings = (pos.king_square(WHITE), pos.king_square(BLACK))
-    # every square each side attacks (pieces, pawns, king)
+    # each piece's attacks, once: (type, square, attacked squares) per colour; and every
+    # square each side attacks (pieces, pawns, king)
+    piece_attacks = [[(pt, sq, _attacks(pt, sq, occ)) for pt in MINOR_AND_MAJOR
+                      for sq in squares_of(bbs[color << 3 | pt])] for color in (WHITE, BLACK)]
     attacked = [w_patt | KING_ATTACKS[kings[WHITE]], b_patt | KING_ATTACKS[kings[BLACK]]]
     for color in (WHITE, BLACK):
-        for pt in MINOR_AND_MAJOR:
-            for sq in squares_of(bbs[color << 3 | pt]):
-                attacked[color] |= _attacks(pt, sq, occ)
+        for _, _, att in piece_attacks[color]:
+            attacked[color] |= att
     for us, sign in ((WHITE, 1), (BLACK, -1)):
         them = us ^ 1
         base = us << 3
@@ -346,14 +348,12 @@ def extract(pos):
         for sq in squares_of(passed):
             rank = (sq ^ flip) >> 3
             add(T_PASSED[rank], sign)
-            if phase and (1 << (sq + (8 if us == WHITE else -8))) & occ:
+            stop = sq + (8 if us == WHITE else -8)
+            if phase and BB_SQUARES[stop] & occ:
                 add(T_BLOCKED[rank], sign)
-            if phase and rank >= 3:
-                stop = sq + (8 if us == WHITE else -8)
-                if not BB_SQUARES[stop] & (occ | attacked[them]):
-                    add(T_SAFE_STOP, sign * (rank - 2))
+            if phase and rank >= 3 and not BB_SQUARES[stop] & (occ | attacked[them]):
+                add(T_SAFE_STOP, sign * (rank - 2))
             if rank >= 3:
-                stop = sq + (8 if us == WHITE else -8)
                 add(T_PASSER_ENEMY_KING, sign * ev.DISTANCE[kings[them]][stop] * (rank - 2))
                 add(T_PASSER_OWN_KING, -sign * ev.DISTANCE[kings[us]][stop] * (rank - 2))
             if not phase and ev.passer_caught(sq, us, kings[us], kings[them], pos.turn == them):
@@ -364,16 +364,14 @@ def extract(pos):
         attackers = 0
         zone_hits = dict.fromkeys(MINOR_AND_MAJOR, 0)
         hit_by = dict.fromkeys(MINOR_AND_MAJOR, 0)
-        for pt in MINOR_AND_MAJOR:
-            for sq in squares_of(bbs[base | pt]):
-                att = _attacks(pt, sq, occ)
-                hit_by[pt] |= att
-                add(T_MOBILITY[pt][popcount(att & area)], sign * ev.MOBILITY_PERCENT / 100)
-                if att & zone:
-                    attackers += 1
-                    zone_hits[pt] += popcount(att & zone)
-                if pt == ROOK and not BB_FILES[sq & 7] & own_pawns:
-                    add(T_ROOK_SEMI if BB_FILES[sq & 7] & enemy_pawns else T_ROOK_OPEN, sign)
+        for pt, sq, att in piece_attacks[us]:
+            hit_by[pt] |= att
+            add(T_MOBILITY[pt][popcount(att & area)], sign * ev.MOBILITY_PERCENT / 100)
+            if att & zone:
+                attackers += 1
+                zone_hits[pt] += popcount(att & zone)
+            if pt == ROOK and not BB_FILES[sq & 7] & own_pawns:
+                add(T_ROOK_SEMI if BB_FILES[sq & 7] & enemy_pawns else T_ROOK_OPEN, sign)
         if attackers > 1 and (bbs[base | QUEEN] or not ev.KING_ATTACK_NEEDS_QUEEN):
             # evaluate() floors the side's units times this; the model keeps the fraction
             per_unit = ev.ATTACKER_WEIGHT[attackers] * ev.KING_ATTACK_PERCENT / 10000
