@@ -1,15 +1,20 @@
-"""Move ordering: static exchange evaluation, MVV-LVA, killers, history, countermoves.
+"""Move ordering: static exchange evaluation, capture history, killers, history, countermoves.
 
 The search tries the (validated) TT move before anything is scored, then scores the
 rest once with ``MoveOrderer.score`` and picks the best remaining move each time
 (``max`` + ``index`` run in C), so a cutoff early in the list wastes little.
 
 Score bands, best first:
-    queen promotions and captures that do not lose material (SEE >= 0), by MVV-LVA
+    queen promotions
+    captures that do not lose material (SEE >= 0), by victim value and capture history
     killer 1, killer 2, the countermove of the opponent's last move
     other quiet moves by history (bounded to +-HISTORY_MAX)
-    captures that lose material, by MVV-LVA
+    captures that lose material, by victim value and capture history
     under-promotions
+
+Quiescence search orders its captures by MVV-LVA alone (``score_captures``): it stops
+at the first capture whose victim cannot lift the score to alpha, so it needs them by
+victim.
 """
 
 from engine.bitboard import (BIT63, BB_SQUARES, PAWN_ATTACKS, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE,
@@ -32,6 +37,11 @@ BAD_CAPTURE = -2_000_000
 UNDER_PROMOTION = -3_000_000
 USED = -10_000_000          # a move already tried (below every real score)
 HISTORY_MAX = 16384         # history values stay within +-HISTORY_MAX (gravity update)
+# A capture's score within its band: the victim's SEE value times CAPTURE_VICTIM_SCALE plus
+# the capture history of (piece, to, victim), as Stockfish's; +26.1 +/- 34.1 Elo (pairs),
+# 200 games at 10,000 nodes, against MVV-LVA
+CAPTURE_VICTIM_SCALE = 16
+QUEEN_PROMOTION = 40_000    # above every capture within the good band
 
 
 def see_ge(pos, move, threshold=0):
@@ -147,11 +157,13 @@ class MoveOrderer:
     def clear(self):
         self.killers = [[0, 0] for _ in range(MAX_PLY + 8)]
         self.history = [0] * (16 * 64)
+        self.capture_history = [0] * (16 * 64 * 8)
         self.counter = [0] * (16 * 64)
 
     def new_search(self):
         """Keep what was learnt but damp it, and forget killers of the previous tree."""
         self.history = [h // 2 for h in self.history]
+        self.capture_history = [h // 2 for h in self.capture_history]
         for k in self.killers:
             k[0] = k[1] = 0
 
@@ -159,26 +171,31 @@ class MoveOrderer:
         """One ordering score per move (see the bands in the module docstring)."""
         board = pos.board
         history = self.history
+        capture_history = self.capture_history
         k1, k2 = self.killers[ply]
         scores = []
         append = scores.append
         for m in moves:
             if m & MOVE_CAPTURE:
                 to = m >> TO_SHIFT & SQ_MASK
-                attacker = board[m & SQ_MASK] & 7
+                piece = board[m & SQ_MASK]
+                attacker = piece & 7
                 victim = board[to] & 7 or PAWN          # an empty target is en passant
-                s = victim * 8 - attacker
                 if m & MOVE_PROMOTION:
                     if promotion_type(m) == QUEEN:
-                        append(GOOD_CAPTURE + 100 + s)
+                        append(GOOD_CAPTURE + QUEEN_PROMOTION + 100 + victim)
                     else:
-                        append(UNDER_PROMOTION + s)
-                elif SEE_VALUE[victim] >= SEE_VALUE[attacker] or see_ge(pos, m, 0):
+                        append(UNDER_PROMOTION + victim)
+                    continue
+                s = (SEE_VALUE[victim] * CAPTURE_VICTIM_SCALE
+                     + capture_history[(piece << 6 | to) << 3 | victim])
+                if SEE_VALUE[victim] >= SEE_VALUE[attacker] or see_ge(pos, m, 0):
                     append(GOOD_CAPTURE + s)
                 else:
                     append(BAD_CAPTURE + s)
             elif m & MOVE_PROMOTION:
-                append(GOOD_CAPTURE + 90 if promotion_type(m) == QUEEN else UNDER_PROMOTION)
+                append(GOOD_CAPTURE + QUEEN_PROMOTION if promotion_type(m) == QUEEN
+                       else UNDER_PROMOTION)
             elif m == k1:
                 append(KILLER_1)
             elif m == k2:
@@ -195,9 +212,12 @@ class MoveOrderer:
         return [((board[m >> TO_SHIFT & SQ_MASK] & 7 or PAWN) * 8 - (board[m & SQ_MASK] & 7)
                  + (100 if m & MOVE_PROMOTION else 0)) for m in moves]
 
-    def update(self, pos, best, depth, ply, quiets_tried, prev_move):
-        """A quiet move caused a beta cutoff: reward it, punish the quiets tried before it."""
+    def update(self, pos, best, depth, ply, quiets_tried, prev_move, captures_tried):
+        """A quiet move caused a beta cutoff: reward it, punish the quiets and captures
+        tried before it."""
         board = pos.board
+        if captures_tried:
+            self.update_captures(pos, 0, depth, captures_tried)
         killers = self.killers[ply]
         if killers[0] != best:
             killers[1] = killers[0]
@@ -215,6 +235,21 @@ class MoveOrderer:
         if prev_move:
             pto = prev_move >> TO_SHIFT & SQ_MASK
             self.counter[board[pto] << 6 | pto] = best
+
+    def update_captures(self, pos, best, depth, captures_tried):
+        """Capture history: reward the capture ``best`` that caused a beta cutoff (0: a
+        quiet move did) and punish the captures tried before it, by (piece, to, victim)."""
+        board = pos.board
+        capture_history = self.capture_history
+        bonus = min(depth * depth, 400) * 4
+        for m in captures_tried:
+            to = m >> TO_SHIFT & SQ_MASK
+            i = (board[m & SQ_MASK] << 6 | to) << 3 | (board[to] & 7 or PAWN)
+            h = capture_history[i]
+            if m == best:
+                capture_history[i] = h + bonus - h * bonus // HISTORY_MAX
+            else:
+                capture_history[i] = h - bonus - h * bonus // HISTORY_MAX
 
     def counter_move(self, pos, prev_move):
         if not prev_move:

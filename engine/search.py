@@ -32,7 +32,7 @@ from engine.tt import new_table, SharedTranspositionTable, BOUND_UPPER, BOUND_LO
 from engine.tunables import apply_overrides
 from engine.types import (VALUE_MATE, VALUE_INFINITE, VALUE_NONE, MAX_PLY,
                           VALUE_MATE_IN_MAX_PLY, PAWN, KING, SQ_MASK, TO_SHIFT, FLAG_SHIFT,
-                          DOUBLE_PUSH, MOVE_PROMOTION, MOVE_CAPTURE_OR_PROMOTION)
+                          DOUBLE_PUSH, MOVE_CAPTURE, MOVE_PROMOTION, MOVE_CAPTURE_OR_PROMOTION)
 
 # --- Tunables (figures: Elo on vs off, docs/measurements.md) -----------------------
 CHECK_INTERVAL = 256        # nodes between stop/time checks: 5-20k nps on CPython, so 13-50 ms
@@ -501,6 +501,7 @@ class Searcher:
         best_move = 0
         searched = 0
         quiets = []
+        captures = []
         pvt = self.pv_table
         search = self._search
         prune_ok = not pv_node and not in_check
@@ -604,11 +605,16 @@ class Searcher:
                         pvt[ply] = (move,) + pvt[ply + 1]
                     if score >= beta:
                         if is_quiet:
-                            orderer.update(pos, move, depth, ply, quiets, prev_move)
+                            orderer.update(pos, move, depth, ply, quiets, prev_move, captures)
+                        elif move & MOVE_CAPTURE and not move & MOVE_PROMOTION:
+                            captures.append(move)
+                            orderer.update_captures(pos, move, depth, captures)
                         break
                     alpha = score
             if is_quiet:
                 quiets.append(move)
+            elif move & MOVE_CAPTURE and not move & MOVE_PROMOTION:
+                captures.append(move)
 
         # Step 7. store
         if best_score >= beta:

@@ -32,3 +32,61 @@ def test_see_ge_scales_with_the_see_value_table(monkeypatch):
     monkeypatch.setattr(ordering, "SEE_VALUE", tuple(2 * v for v in ordering.SEE_VALUE))
     after = [[ordering.see_ge(pos, m, 2 * t) for t in thresholds] for pos, m in cases]
     assert len(cases) > 300 and after == before
+
+
+def _capture_index(pos, m):
+    to = m >> ordering.TO_SHIFT & ordering.SQ_MASK
+    return (pos.board[m & ordering.SQ_MASK] << 6 | to) << 3 | (pos.board[to] & 7 or ordering.PAWN)
+
+
+def test_capture_history_orders_captures_of_equal_victims():
+    """Two safe captures of a rook: their order follows the capture history, and the
+    capture of the queen stays ahead of both."""
+    # Nb5xd6 and Bh2xd6 take the rook; Nb5xd4 takes the queen
+    pos = Position("3k4/8/3r4/1N6/3q4/8/7B/4K3 w - - 0 1")
+    moves = generate_moves(pos)
+    by_name = {(m & 63, m >> 6 & 63): m for m in moves}
+    knight_takes = by_name[(33, 43)]
+    bishop_takes = by_name[(15, 43)]
+    orderer = ordering.MoveOrderer()
+    base = orderer.score(pos, moves, 0, 0)
+    s = dict(zip(moves, base))
+    queen_take = [m for m in moves if m & MOVE_CAPTURE and pos.board[m >> 6 & 63] & 7 == ordering.QUEEN]
+    assert len(queen_take) == 1 and s[queen_take[0]] > max(s[knight_takes], s[bishop_takes])
+    for first, second in ((knight_takes, bishop_takes), (bishop_takes, knight_takes)):
+        orderer = ordering.MoveOrderer()
+        orderer.update_captures(pos, first, 6, [second, first])
+        scores = dict(zip(moves, orderer.score(pos, moves, 0, 0)))
+        assert scores[queen_take[0]] > scores[first] > scores[second] > ordering.KILLER_1
+        assert orderer.capture_history[_capture_index(pos, first)] > 0
+        assert orderer.capture_history[_capture_index(pos, second)] < 0
+
+
+def test_a_quiet_cutoff_punishes_the_captures_tried_before_it():
+    pos = Position("3k4/8/3r4/1N6/8/8/7B/4K3 w - - 0 1")
+    moves = generate_moves(pos)
+    capture = next(m for m in moves if m & MOVE_CAPTURE)
+    quiet = next(m for m in moves if not m & MOVE_CAPTURE)
+    orderer = ordering.MoveOrderer()
+    orderer.update(pos, quiet, 5, 1, [quiet], 0, [capture])
+    assert orderer.capture_history[_capture_index(pos, capture)] < 0
+    assert orderer.killers[1][0] == quiet
+
+
+def test_the_search_feeds_the_capture_history():
+    from engine.search import run_bench
+    import engine.search as search
+    seen = []
+    original = search.Searcher.search
+
+    def spy(self, *args, **kwargs):
+        result = original(self, *args, **kwargs)
+        seen.append(sum(1 for h in self.orderer.capture_history if h))
+        return result
+
+    search.Searcher.search = spy
+    try:
+        run_bench(depth=5, positions=BENCH_POSITIONS[1:2])
+    finally:
+        search.Searcher.search = original
+    assert seen and seen[0] > 10
