@@ -66,6 +66,10 @@ SEE_PRUNE_MAX_DEPTH = 4
 SEE_PRUNE_MARGIN = 80       # a capture losing more than this per ply of depth is skipped
 USE_IIR = False             # on: -10 +/- 42 Elo at 3000 nodes (200 games), -67 +/- 57 at 10k (121)
 USE_COUNTERMOVE = True      # +44 +/- 41 Elo, 200 games at 3000 nodes
+# captures ordered by victim value and capture history (engine.ordering; off, the history
+# stays empty and captures go by victim alone): +26.1 +/- 34.1 Elo (pairs), 200 games at
+# 10,000 nodes against MVV-LVA
+USE_CAPTURE_HISTORY = True
 IIR_MIN_DEPTH = 4
 SAFE_CHECK_EXT = True       # a check extends only if SEE >= 0: +24.9 +/- 24.8 Elo, 574 games at 10k nodes
 USE_PROBCUT = True          # +15.6 +/- 26.8 Elo (pairs), 400 games at 10,000 nodes
@@ -606,14 +610,15 @@ class Searcher:
                     if score >= beta:
                         if is_quiet:
                             orderer.update(pos, move, depth, ply, quiets, prev_move, captures)
-                        elif move & MOVE_CAPTURE and not move & MOVE_PROMOTION:
+                        elif (USE_CAPTURE_HISTORY and move & MOVE_CAPTURE
+                              and not move & MOVE_PROMOTION):
                             captures.append(move)
                             orderer.update_captures(pos, move, depth, captures)
                         break
                     alpha = score
             if is_quiet:
                 quiets.append(move)
-            elif move & MOVE_CAPTURE and not move & MOVE_PROMOTION:
+            elif USE_CAPTURE_HISTORY and move & MOVE_CAPTURE and not move & MOVE_PROMOTION:
                 captures.append(move)
 
         # Step 7. store

@@ -55,6 +55,7 @@ SEARCH_ABLATIONS = {
     "SEE pruning": "USE_SEE_PRUNING=0",
     "ProbCut": "USE_PROBCUT=0",
     "countermove": "USE_COUNTERMOVE=0",
+    "capture history": "USE_CAPTURE_HISTORY=0",
     "falling eval and easy move": "USE_FALLING_EVAL_AND_EASY_MOVE=0",
 }
 

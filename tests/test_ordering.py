@@ -51,7 +51,8 @@ def test_capture_history_orders_captures_of_equal_victims():
     orderer = ordering.MoveOrderer()
     base = orderer.score(pos, moves, 0, 0)
     s = dict(zip(moves, base))
-    queen_take = [m for m in moves if m & MOVE_CAPTURE and pos.board[m >> 6 & 63] & 7 == ordering.QUEEN]
+    queen_take = [m for m in moves
+                  if m & MOVE_CAPTURE and pos.board[m >> 6 & 63] & 7 == ordering.QUEEN]
     assert len(queen_take) == 1 and s[queen_take[0]] > max(s[knight_takes], s[bishop_takes])
     for first, second in ((knight_takes, bishop_takes), (bishop_takes, knight_takes)):
         orderer = ordering.MoveOrderer()
