@@ -42,6 +42,7 @@ EVAL_ABLATIONS = {
     "tempo": ("TEMPO=0:0", ("tempo",)),
     "endgame scaling": ("SCALE_MAX_PHASE=-1", ()),      # the 'scale' row stays 64
     "known endgames": ("ENDGAME_MAX_PHASE=-1", ()),     # KPK bitbase, minor-piece draws
+    "mating drive": ("MATING_DRIVE=0", ()),            # KBNK, KRK: no "mating drive" row
     "all positional terms": ("PSQT_ONLY=1", ()),        # evaluate is material + PST only
 }
 

@@ -6,9 +6,11 @@ import random
 import chess
 import pytest
 
+import engine.evaluate
 import engine.search
 from engine import endgame, kpk
 from engine.endgame import BONUS, EXACT, endgame_verdict
+from engine.evaluate import clear_cache, evaluate
 from engine.position import Position
 from engine.search import Searcher, _BenchLimits, _NoClock
 
@@ -186,3 +188,21 @@ def test_kbnk_drives_to_the_bishops_corner():
     # black's dark bishop (d6) wants a1 or h8, not a8
     assert chess.BB_DARK_SQUARES & chess.BB_D6
     assert bonus("8/8/3b4/8/8/8/2k5/K2n4 b - - 0 1") > bonus("K7/8/3b4/8/8/8/8/4k1n1 b - - 0 1")
+
+
+def test_the_evaluation_adds_the_drive(monkeypatch):
+    """evaluate() with MATING_DRIVE on is the evaluation without it plus the verdict's bonus
+    (KBNK, KRK, either colour to move)."""
+    fens = ("8/8/8/8/2B5/8/5K2/3N3k w - - 0 1", "8/8/8/8/2B5/8/2K5/k2N4 w - - 0 1",
+            "3k4/8/3K4/8/8/8/8/R7 b - - 0 1", "8/8/3b4/8/8/8/2k5/K2n4 b - - 0 1")
+    with_drive = {}
+    for fen in fens:
+        clear_cache()
+        with_drive[fen] = evaluate(Position(fen))
+    monkeypatch.setattr(engine.evaluate, "MATING_DRIVE", 0)
+    for fen in fens:
+        clear_cache()
+        assert with_drive[fen] == evaluate(Position(fen)) + bonus(fen), fen
+    right, wrong = fens[0], fens[1]
+    assert with_drive[right] > with_drive[wrong]
+    clear_cache()

@@ -1,0 +1,122 @@
+"""How often Basilisk mates a bare king within the fifty-move rule (K+B+N, K+R or K+Q
+against K), with the evaluation's mating drive (engine.endgame, ``MATING_DRIVE``) and
+without it.
+
+Random starts (seeded): the strong side to move, no piece next to the lone king (so none
+is lost at once).  Both sides are Basilisk at a fixed node count a move.
+
+    python scripts/mate_conversion.py                   # K+B+N, both runs, 15 starts, 3000 nodes
+    pypy3 scripts/mate_conversion.py --material R --games 20 --only drive
+
+Needs only the engine (no python-chess), so pypy3 runs it too, about 3x faster.
+"""
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import engine.evaluate  # noqa: E402
+from engine.bitboard import KING_ATTACKS, popcount  # noqa: E402
+from engine.movegen import generate_moves  # noqa: E402
+from engine.position import FenError, Position  # noqa: E402
+from engine.search import Searcher, _NoClock  # noqa: E402
+from engine.timeman import Limits  # noqa: E402
+from engine.types import (WHITE, BLACK, BISHOP, KNIGHT, ROOK, QUEEN, KING,  # noqa: E402
+                          PIECE_SYMBOLS, make_piece)
+
+MATERIAL = {"BN": (BISHOP, KNIGHT), "R": (ROOK,), "Q": (QUEEN,)}
+
+
+def use_drive(on):
+    engine.evaluate.MATING_DRIVE = 1 if on else 0
+    engine.evaluate.clear_cache()
+
+
+def random_start(rng, pieces):
+    """FEN of a start with the strong side (random colour) holding ``pieces`` besides its
+    king, to move, nothing next to the lone king."""
+    while True:
+        strong = rng.choice((WHITE, BLACK))
+        squares = rng.sample(range(64), 2 + len(pieces))
+        sk, wk = squares[:2]
+        if KING_ATTACKS[wk] & sum(1 << sq for sq in squares if sq != wk):
+            continue
+        board = ["."] * 64
+        board[sk] = PIECE_SYMBOLS[make_piece(strong, KING)]
+        board[wk] = PIECE_SYMBOLS[make_piece(strong ^ 1, KING)]
+        for sq, pt in zip(squares[2:], pieces):
+            board[sq] = PIECE_SYMBOLS[make_piece(strong, pt)]
+        rows = []
+        for rank in range(7, -1, -1):
+            row, empty = "", 0
+            for sq in board[rank * 8:rank * 8 + 8]:
+                if sq == ".":
+                    empty += 1
+                else:
+                    row += (str(empty) if empty else "") + sq
+                    empty = 0
+            rows.append(row + (str(empty) if empty else ""))
+        fen = "/".join(rows) + (" w" if strong == WHITE else " b") + " - - 0 1"
+        try:
+            pos = Position(fen)         # refused when the lone king stands in check
+        except FenError:
+            continue
+        if generate_moves(pos):
+            return fen
+
+
+def play(fen, nodes, max_moves=50):
+    """Plies to mate, or None when no mate came within max_moves moves of the strong side."""
+    pos = Position(fen)
+    strong = pos.turn
+    men = popcount(pos.occ[strong])
+    searchers = {WHITE: Searcher(16), BLACK: Searcher(16)}
+    limits = Limits()
+    limits.nodes = nodes
+    for ply in range(2 * max_moves):
+        moves = generate_moves(pos)
+        if not moves:
+            return ply if pos.in_check() and pos.turn != strong else None
+        if popcount(pos.occ[strong]) < men or pos.is_repetition(3):
+            return None         # a piece was lost, or the game is drawn by repetition
+        move, _ = searchers[pos.turn].search(pos, limits, _NoClock())
+        pos.make(move)
+    moves = generate_moves(pos)
+    return 2 * max_moves if not moves and pos.in_check() else None
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=15)
+    parser.add_argument("--nodes", type=int, default=3000, help="node limit per move")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--material", choices=sorted(MATERIAL), default="BN",
+                        help="the strong side's pieces besides its king")
+    parser.add_argument("--only", choices=("plain", "drive"), help="run one of the two evaluations")
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    starts = [random_start(rng, MATERIAL[args.material]) for _ in range(args.games)]
+    runs = [args.only] if args.only else ["plain", "drive"]
+    for run in runs:
+        use_drive(run == "drive")
+        t0 = time.perf_counter()
+        mates = []
+        for fen in starts:
+            plies = play(fen, args.nodes)
+            mates.append(plies)
+            print("%-5s %-40s %s" % (run, fen, "mate in %d plies" % plies if plies is not None else "no mate"),
+                  flush=True)
+        done = [p for p in mates if p is not None]
+        print("K%s v K, %s: %d of %d mated within 50 moves at %d nodes a move, %s (%.0f s)"
+              % (args.material, run, len(done), len(mates), args.nodes,
+                 "mean %.1f moves" % ((sum(done) + len(done)) / 2 / len(done)) if done else "-",
+                 time.perf_counter() - t0), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
