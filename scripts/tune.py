@@ -296,9 +296,9 @@ class Sample:
 
 def extract(pos):
     """The Sample of pos (result unset), or None where evaluate() returns an exact endgame
-    verdict instead of its weighted sum or adds a mating drive (KBNK, KRK) to it.  ``scale`` is None above SCALE_MAX_PHASE, else
-    (rule, passed pawns) for white ahead then for black ahead, rule an index into
-    SCALE_NAMES or -1 (not scaled)."""
+    verdict instead of its weighted sum or adds a mating drive (KBNK, KRK) to it.
+    ``scale`` is None above SCALE_MAX_PHASE, else (rule, passed pawns) for white ahead then
+    for black ahead, rule an index into SCALE_NAMES or -1 (not scaled)."""
     phase = ev.game_phase(pos)
     if phase <= ev.ENDGAME_MAX_PHASE:
         verdict = endgame_verdict(pos)
