@@ -8,10 +8,12 @@ rule of the square), mobility (a value per piece type and number of safe squares
 neither held by own pieces nor attacked by enemy pawns), king safety (attacks on the king
 zone, pawn shield, safe checks: a piece type able to check the enemy king from a square it
 may safely step to), bishop pair, threats (pieces attacked by a pawn, rooks and queens by
-a minor, queens by a rook, pieces a safe pawn push would attack), mop-up against a bare
-king, rooks on (semi-)open files and tempo.  The mg and eg sums are blended by
-``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
-scale (out of 64) shrinks the score where the side ahead has little chance to win.  With
+a minor, queens by a rook, pieces a safe pawn push would attack), outposts (a knight or
+bishop on relative rank 4-6, defended by a pawn, that no enemy pawn can ever attack; weighted
+0 until a match backs a weight), mop-up against a bare king, rooks on (semi-)open files and
+tempo.  The mg and eg sums are blended by ``game_phase`` (24 with all pieces, 0 with only
+kings and pawns); then a drawish-ending scale (out of 64) shrinks the score where the side
+ahead has little chance to win.  With
 very little material engine.endgame's known results replace the score and its mating
 drives (KBNK, KRK) are added to it.
 
@@ -48,7 +50,8 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
                             SCALE_OCB_BISHOPS_ONLY, SCALE_OCB_PER_PASSER, SCALE_OCB_WITH_PIECES,
                             SCALE_PAWNLESS_MINOR, SCALE_PAWNLESS_V_MINOR, SCALE_PAWNLESS_V_PIECES,
                             SCALE_TWO_KNIGHTS, SCALE_TWO_KNIGHTS_V_PAWNS, SHIELD_FAR, SHIELD_NEAR,
-                            TEMPO, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK)
+                            TEMPO, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK,
+                            OUTPOST_KNIGHT, OUTPOST_BISHOP)
 
 # --- Weights ----------------------------------------------------------------------------
 # The values are engine/weights.py's (scripts/tune.py writes it).  What each term bought in
@@ -201,6 +204,9 @@ THREAT_ROOK_PACKED = pack(*THREAT_BY_ROOK)
 CHECK_N, CHECK_B, CHECK_R, CHECK_Q = (pack(SAFE_CHECK_MG[pt], SAFE_CHECK_EG[pt])
                                       for pt in (KNIGHT, BISHOP, ROOK, QUEEN))
 PUSH_THREAT_PACKED = pack(*PAWN_PUSH_THREAT)
+OUTPOST_N_PACKED = pack(*OUTPOST_KNIGHT)
+OUTPOST_B_PACKED = pack(*OUTPOST_BISHOP)
+OUTPOSTS_ON = bool(OUTPOST_N_PACKED or OUTPOST_B_PACKED)    # weighted 0 until fitted or measured
 SAFE_CHECKS_ON = bool(SAFE_CHECKS and (CHECK_N or CHECK_B or CHECK_R or CHECK_Q))
 # Both terms are weighted 0 by default (measured no gain): skip their work unless set.
 ROOK_FILES_ON = bool(ROOK_OPEN_PACKED or ROOK_SEMI_PACKED)
@@ -237,6 +243,20 @@ def push_threats(us, pawns, occ, w_patt, b_patt):
     return (push >> 9) & _PUSH_NOT_H | (push >> 7) & _PUSH_NOT_A
 
 
+_OUTPOST_RANKS_WHITE = 0xFFFFFF << 24      # ranks 4-6
+_OUTPOST_RANKS_BLACK = 0xFFFFFF << 16      # ranks 5-3, black's 4-6
+_BELOW_RANK_6 = (1 << 40) - 1
+
+
+def outpost_squares(w_att, b_att):
+    """(white's, black's) outpost squares: on relative rank 4-6, attacked by an own pawn and
+    by no enemy pawn on any later move (no enemy pawn on an adjacent file ahead).  Takes the
+    pawn attack sets in the engine's form; only white's can hold h8, and only its squares
+    below rank 6 matter here, so both stay machine words."""
+    return (w_att & ~fill_south(b_att) & _OUTPOST_RANKS_WHITE,
+            b_att & ~fill_north(w_att & _BELOW_RANK_6) & _OUTPOST_RANKS_BLACK)
+
+
 def _pawn_sets(wp, bp):
     """(white attacks, black attacks, (passed, isolated, doubled, backward, connected) per colour)."""
     w_att = ((wp << 7) & _NOT_H | (wp << 9) & _NOT_A) & _FULL
@@ -266,7 +286,8 @@ def _pawn_sets(wp, bp):
 
 
 def _pawn_entry(wp, bp):
-    """(packed white-view pawn score, white attacks, black attacks, white passed, black passed)."""
+    """(packed white-view pawn score, white attacks, black attacks, white passed, black passed,
+    king-square cache, white outposts, black outposts)."""
     w_att, b_att, sets = _pawn_sets(wp, bp)
     score = 0
     for color, sign in ((WHITE, 1), (BLACK, -1)):
@@ -283,7 +304,8 @@ def _pawn_entry(wp, bp):
             passed ^= low
             s += PASSED_PACKED[((low.bit_length() - 1) ^ flip) >> 3]
         score += sign * s
-    return score, w_att, b_att, sets[WHITE][0], sets[BLACK][0], {}
+    w_out, b_out = outpost_squares(w_att, b_att)
+    return score, w_att, b_att, sets[WHITE][0], sets[BLACK][0], {}, w_out, b_out
 
 
 def _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq):
@@ -466,7 +488,7 @@ def evaluate(pos):
         if len(_pawn_cache) >= PAWN_CACHE_SIZE:
             _pawn_cache.clear()
         entry = _pawn_cache[pawn_key] = _pawn_entry(wp, bp)
-    s, w_patt, b_patt, w_passed, b_passed, king_terms = entry
+    s, w_patt, b_patt, w_passed, b_passed, king_terms, w_outposts, b_outposts = entry
     wksq = wk.bit_length() - 1
     bksq = bk.bit_length() - 1
     kings = wksq << 6 | bksq
@@ -519,11 +541,11 @@ def evaluate(pos):
     safe_stops = phase and SAFE_STOP_PACKED and (w_passed & _RANKS_4_TO_7
                                                  or b_passed & _RANKS_5_TO_2)
     for (us, knights, bishops, rooks, queens, own_pawns, enemy_pawns, own_occ, enemy_occ, area,
-         enemy_ksq, pawn_hits, enemy_queens, enemy_majors) in (
+         enemy_ksq, pawn_hits, enemy_queens, enemy_majors, outposts) in (
             (WHITE, wn, wb, wr, wq, wp, bp, occ_w, occ_b, ~(occ_w | b_patt), bksq,
-             w_patt & (bn | bb | b_majors), bq, b_majors),
+             w_patt & (bn | bb | b_majors), bq, b_majors, w_outposts),
             (BLACK, bn, bb, br, bq, bp, wp, occ_b, occ_w, ~(occ_b | w_patt), wksq,
-             b_patt & (wn | wb | w_majors), wq, w_majors)):
+             b_patt & (wn | wb | w_majors), wq, w_majors, b_outposts)):
         # mobility, attacks on the enemy king zone, rook files; what minors and rooks attack
         zone = KING_ZONE[enemy_ksq]
         side = attackers = units = by_knights = by_bishops = by_rooks = by_queens = 0
@@ -598,6 +620,10 @@ def evaluate(pos):
                 side += CHECK_R
             if by_queens & (diagonals | lines):
                 side += CHECK_Q
+
+        if OUTPOSTS_ON and outposts & (knights | bishops):
+            side += (OUTPOST_N_PACKED * popcount(knights & outposts)
+                     + OUTPOST_B_PACKED * popcount(bishops & outposts))
 
         # threats: enemy pieces attacked by lesser ones
         if pawn_hits:
@@ -679,7 +705,7 @@ TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: double
               "pawns: backward", "pawns: connected", "passed: king distance", "passed: caught",
               "passed: blocked", "passed: safe stop",
               "mobility", "king attack", "safe checks", "king shield", "bishop pair", "rook files",
-              "threats", "push threats", "tempo", "mop-up")
+              "threats", "push threats", "outposts", "tempo", "mop-up")
 
 _KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
 _KING_STEPS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
@@ -914,6 +940,16 @@ def _reference_side_terms(pos, own, enemy, facts):
 
     if own.count(BISHOP) >= 2:
         add("bishop pair", *BISHOP_PAIR)
+
+    # outposts: a knight or bishop on relative rank 4-6 that an own pawn defends and no enemy
+    # pawn on an adjacent file ahead of it can ever attack
+    for pt, weight in ((KNIGHT, OUTPOST_KNIGHT), (BISHOP, OUTPOST_BISHOP)):
+        for sq in own.squares[pt]:
+            rank = own.relative_rank(sq)
+            if (3 <= rank <= 5 and sq in own.pawn_attacks
+                    and not any(abs((e & 7) - (sq & 7)) == 1 and own.relative_rank(e) > rank
+                                for e in enemy.squares[PAWN])):
+                add("outposts", *weight)
 
     # threats: each enemy piece attacked by a lesser one of ours, counted once per kind
     def hit_by(pts):

@@ -216,6 +216,11 @@ THREAT_BY_PAWN = (38, 22)
 THREAT_BY_MINOR = (47, -2)
 THREAT_BY_ROOK = (39, -8)
 
+# Outposts, (mg, eg) per knight, per bishop: on relative rank 4-6, defended by an own pawn,
+# where no enemy pawn can ever attack it (none on an adjacent file ahead of it).
+OUTPOST_KNIGHT = (0, 0)
+OUTPOST_BISHOP = (0, 0)
+
 # Safe checks, by piece type: the side has a piece of that type that can move to a square
 # checking the enemy king, the square neither held by own pieces, nor attacked by enemy
 # pawns, nor next to the enemy king.

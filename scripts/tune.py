@@ -108,6 +108,9 @@ LAYOUT = (
     ("Threats, (mg, eg) per enemy piece: a knight, bishop, rook or queen an own pawn attacks; a\n"
      "rook or queen an own knight or bishop attacks; a queen an own rook attacks.",
      ("THREAT_BY_PAWN", "THREAT_BY_MINOR", "THREAT_BY_ROOK")),
+    ("Outposts, (mg, eg) per knight, per bishop: on relative rank 4-6, defended by an own pawn,\n"
+     "where no enemy pawn can ever attack it (none on an adjacent file ahead of it).",
+     ("OUTPOST_KNIGHT", "OUTPOST_BISHOP")),
     ("Safe checks, by piece type: the side has a piece of that type that can move to a square\n"
      "checking the enemy king, the square neither held by own pieces, nor attacked by enemy\n"
      "pawns, nor next to the enemy king.",
@@ -267,6 +270,8 @@ T_THREAT_PAWN = _pair_term("THREAT_BY_PAWN", "threats")
 T_THREAT_MINOR = _pair_term("THREAT_BY_MINOR", "threats")
 T_THREAT_ROOK = _pair_term("THREAT_BY_ROOK", "threats")
 T_PUSH_THREAT = _pair_term("PAWN_PUSH_THREAT", "push threats")
+T_OUTPOST = {KNIGHT: _pair_term("OUTPOST_KNIGHT", "outposts"),
+             BISHOP: _pair_term("OUTPOST_BISHOP", "outposts")}
 T_PASSER_ENEMY_KING = _term("PASSER_ENEMY_KING", None, ("PASSER_ENEMY_KING",), "passed: king distance")
 T_PASSER_OWN_KING = _term("PASSER_OWN_KING", None, ("PASSER_OWN_KING",), "passed: king distance")
 T_CAUGHT = [None] + [_term("CAUGHT_PASSER[%d]" % rank, None, ("CAUGHT_PASSER", rank), "passed: caught")
@@ -312,6 +317,7 @@ def extract(pos):
     bbs = pos.bbs
     wp, bp = bbs[PAWN], bbs[8 | PAWN]
     w_patt, b_patt, pawn_sets = ev._pawn_sets(wp, bp)
+    outposts = ev.outpost_squares(w_patt, b_patt)
     occ_w, occ_b = pos.occ
     occ = occ_w | occ_b
     kings = (pos.king_square(WHITE), pos.king_square(BLACK))
@@ -394,6 +400,8 @@ def extract(pos):
         add(T_THREAT_ROOK, sign * popcount(hit_by[ROOK] & bbs[ebase | QUEEN]))
         add(T_PUSH_THREAT, sign * popcount(ev.push_threats(us, own_pawns, occ, w_patt, b_patt)
                                            & enemy_pieces))
+        for pt in (KNIGHT, BISHOP):
+            add(T_OUTPOST[pt], sign * popcount(bbs[base | pt] & outposts[us]))
         if popcount(enemy_occ) == 1 and popcount(own_occ) > 1:
             steps = ev.mopup_steps(pos, us)
             if steps:

@@ -301,11 +301,13 @@ def test_fast_path_matches_reference_with_every_weight_switched_on():
     per piece) and the king attack without a queen, on both paths."""
     fens = POSITIONS[:250] + _ABLATION_EXTRA
     results = _probe(fens, "TEMPO=15:5,ROOK_OPEN_FILE=25:10,ROOK_SEMI_OPEN_FILE=12:6,"
-                           "MOBILITY_PERCENT=37,KING_ATTACK_PERCENT=153,KING_ATTACK_NEEDS_QUEEN=0")
+                           "MOBILITY_PERCENT=37,KING_ATTACK_PERCENT=153,KING_ATTACK_NEEDS_QUEEN=0,"
+                           "OUTPOST_KNIGHT=31:17,OUTPOST_BISHOP=13:7")
     for fen, r in zip(fens, results):
         assert r["eval"] == r["total"], fen
     assert any(r["rows"]["rook files"] != [0, 0] for r in results)
     assert any(r["rows"]["tempo"] != [0, 0] for r in results)
+    assert any(r["rows"]["outposts"] != [0, 0] for r in results)
 
 
 def test_reference_attacks_match_python_chess():
@@ -512,6 +514,32 @@ def test_rook_files_are_weighted_as_set_and_ordered():
     on = _probe(ROOK_FILE_FENS, "ROOK_OPEN_FILE=25:10,ROOK_SEMI_OPEN_FILE=12:6")
     assert [r["rows"]["rook files"] for r in on] == [[25, 10], [12, 6], [0, 0]]
     assert all(r["eval"] == r["total"] for r in on)
+
+
+OUTPOST_FENS = [   # (FEN, white-view outpost row at knight 30:20, bishop 12:8)
+    ("4k3/pp4pp/8/3N4/4P3/8/PP4PP/4K3 w - - 0 1", [30, 20]),    # d5, e4 defends it
+    ("4k3/pp2p1pp/8/3N4/4P3/8/PP4PP/4K3 w - - 0 1", [0, 0]),    # ... but e7-e6 would hit it
+    ("4k3/pp4pp/8/3N4/8/8/PP4PP/4K3 w - - 0 1", [0, 0]),        # no pawn defends it
+    ("7k/pp4pp/3N4/4P3/8/8/PP4PP/4K3 w - - 0 1", [30, 20]),     # d6, the 6th rank
+    ("4k3/pp1N2pp/4P3/8/8/8/PP4PP/4K3 w - - 0 1", [0, 0]),      # d7, the 7th
+    ("4k3/pp4pp/8/8/8/3B4/PP2P1PP/4K3 w - - 0 1", [0, 0]),      # d3, the 3rd
+    ("4k3/pp4p1/8/6B1/5P2/8/PP4P1/4K3 w - - 0 1", [12, 8]),     # g5; g7 is not beside it
+    ("4k3/pp4pp/8/4p3/3b4/8/PP4PP/4K3 b - - 0 1", [-12, -8]),   # black's d4 (its 5th), e5
+    ("4k3/pp4pp/8/4p3/3b4/8/PPP3PP/4K3 b - - 0 1", [0, 0]),     # ... but c2-c3 would hit it
+    ("4k3/pp4pp/8/4p3/3n4/8/PP4PP/4K3 w - - 0 1", [-30, -20]),  # black's knight
+]
+
+
+def test_outposts_are_weighted_as_defined():
+    """Knights and bishops on relative ranks 4-6 that an own pawn defends and no enemy pawn
+    can ever attack, on both paths; nothing at the default weight 0 (not yet measured)."""
+    fens = [fen for fen, _ in OUTPOST_FENS]
+    off = _probe(fens, "")
+    assert all(r["rows"]["outposts"] == [0, 0] and r["eval"] == r["total"] for r in off)
+    on = _probe(fens, "OUTPOST_KNIGHT=30:20,OUTPOST_BISHOP=12:8")
+    assert [r["rows"]["outposts"] for r in on] == [row for _, row in OUTPOST_FENS]
+    assert all(r["eval"] == r["total"] for r in on)
+    assert any(r["eval"] != r0["eval"] for r, r0 in zip(on, off))
 
 
 def test_mobility_tables_cover_every_count():
