@@ -459,3 +459,40 @@ def test_move_futility_skips_quiet_moves_whose_reduced_depth_cannot_reach_alpha(
         assert pos.fen() == fen
     assert results[True][0] and results[False][0]
     assert results[True][1] < results[False][1]
+
+
+def test_quiet_see_pruning_skips_only_quiet_moves_that_lose_material(monkeypatch):
+    """With USE_QUIET_SEE_PRUNING on (futility per move off, to see it alone), a non-PV node
+    makes fewer of its moves, and each one it leaves out is quiet and loses material by SEE."""
+    import engine.search as search_module
+    from engine.evaluate import evaluate
+    from engine.ordering import see_ge
+    from engine.types import MOVE_CAPTURE_OR_PROMOTION
+    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+
+    class Recording(Position):
+        """Remembers the moves made at the node searched (the only one with an empty stack)."""
+        __slots__ = ("made",)
+
+        def make(self, move):
+            if not self.stack:
+                self.made.add(move)
+            super().make(move)
+
+    monkeypatch.setattr(search_module, "USE_MOVE_FUTILITY", False)
+    made = {}
+    for on in (True, False):
+        monkeypatch.setattr(search_module, "USE_QUIET_SEE_PRUNING", on)
+        searcher = Searcher(1)
+        searcher.timeman = TimeManager(Limits(), 0)
+        pos = Recording(fen)
+        pos.made = made[on] = set()
+        # a window above the eval (no null move, no reverse futility) that every move fails
+        # low against, so that all are tried, yet too near for whole-node futility
+        alpha = evaluate(pos) + 150
+        searcher._search(pos, 5, alpha, alpha + 1, 1, False, False)
+        assert pos.fen() == fen
+    pos = Position(fen)
+    skipped = made[False] - made[True]
+    assert skipped, "no move was left out"
+    assert all(not m & MOVE_CAPTURE_OR_PROMOTION and not see_ge(pos, m, 0) for m in skipped)
