@@ -13,9 +13,8 @@ bishop on relative rank 4-6, defended by a pawn, that no enemy pawn can ever att
 0 until a match backs a weight), mop-up against a bare king, rooks on (semi-)open files and
 tempo.  The mg and eg sums are blended by ``game_phase`` (24 with all pieces, 0 with only
 kings and pawns); then a drawish-ending scale (out of 64) shrinks the score where the side
-ahead has little chance to win.  With
-very little material engine.endgame's known results replace the score and its mating
-drives (KBNK, KRK) are added to it.
+ahead has little chance to win.  With very little material engine.endgame's known results
+replace the score and its mating drives (KBNK, KRK) are added to it.
 
 ``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
 tables built at import and caches of pawn structure (with its king-square terms) and of

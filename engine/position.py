@@ -550,23 +550,7 @@ class Position:
         return "".join(out) or "-"
 
     def board_fen(self):
-        rows = []
-        for rank in range(7, -1, -1):
-            row = ""
-            empty = 0
-            for file in range(8):
-                piece = self.board[rank * 8 + file]
-                if piece:
-                    if empty:
-                        row += str(empty)
-                        empty = 0
-                    row += PIECE_SYMBOLS[piece]
-                else:
-                    empty += 1
-            if empty:
-                row += str(empty)
-            rows.append(row)
-        return "/".join(rows)
+        return board_placement(self.board)
 
     def fen(self, shredder=False):
         """Six-field FEN; the en-passant square only when a legal capture exists."""
@@ -596,6 +580,27 @@ class Position:
 # Counters below 10**9 are far beyond any game; checking the length first also keeps a
 # long digit string from int(), which CPython refuses beyond 4300 digits (ValueError).
 MAX_COUNTER_DIGITS = 9
+
+
+def board_placement(board):
+    """The piece-placement field of a FEN for a mailbox (64 pieces, a1 first, 0 empty)."""
+    rows = []
+    for rank in range(7, -1, -1):
+        row = ""
+        empty = 0
+        for file in range(8):
+            piece = board[rank * 8 + file]
+            if piece:
+                if empty:
+                    row += str(empty)
+                    empty = 0
+                row += PIECE_SYMBOLS[piece]
+            else:
+                empty += 1
+        if empty:
+            row += str(empty)
+        rows.append(row)
+    return "/".join(rows)
 
 
 def _parse_counter(text, name, minimum):

@@ -526,7 +526,8 @@ class Searcher:
         futile = (USE_FUTILITY and prune_ok and depth <= FUTILITY_MAX_DEPTH
                   and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * depth <= alpha)
         see_prune = USE_SEE_PRUNING and prune_ok and depth <= SEE_PRUNE_MAX_DEPTH
-        move_pruning = (USE_MOVE_FUTILITY or USE_QUIET_SEE_PRUNING) and prune_ok and not futile
+        move_futility = USE_MOVE_FUTILITY and prune_ok and not futile
+        quiet_see = USE_QUIET_SEE_PRUNING and prune_ok and not futile
         check_info = None
         extend_ok = ply < 2 * self.root_depth
         lmr_ok = USE_LMR and depth >= LMR_MIN_DEPTH and not in_check
@@ -566,14 +567,14 @@ class Searcher:
             prune = (is_quiet and searched
                      and (futile or (searched >= lmp_limit and best_score > -VALUE_MATE_IN_MAX_PLY)))
             # futility per move and quiet SEE pruning, by the move's LMR-reduced depth
-            if (move_pruning and is_quiet and not prune and searched
+            if ((move_futility or quiet_see) and is_quiet and not prune and searched
                     and best_score > -VALUE_MATE_IN_MAX_PLY):
                 lmr_depth = depth - 1 - lmr_row[searched + 1 if searched < 63 else 63]
                 if lmr_depth < 0:
                     lmr_depth = 0
-                if ((USE_MOVE_FUTILITY and lmr_depth < 6
+                if ((move_futility and lmr_depth < 6
                      and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth <= alpha)
-                        or (USE_QUIET_SEE_PRUNING and not see_ge(
+                        or (quiet_see and not see_ge(
                             pos, move, -(QUIET_SEE_QUAD * lmr_depth + QUIET_SEE_LIN) * lmr_depth))):
                     if check_info is None:
                         check_info = pos.check_squares()

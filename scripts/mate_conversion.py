@@ -22,11 +22,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import engine.evaluate  # noqa: E402
 from engine.bitboard import KING_ATTACKS, popcount  # noqa: E402
 from engine.movegen import generate_moves  # noqa: E402
-from engine.position import FenError, Position  # noqa: E402
+from engine.position import FenError, Position, board_placement  # noqa: E402
 from engine.search import Searcher, _NoClock  # noqa: E402
 from engine.timeman import Limits  # noqa: E402
 from engine.types import (WHITE, BLACK, BISHOP, KNIGHT, ROOK, QUEEN, KING,  # noqa: E402
-                          PIECE_SYMBOLS, make_piece)
+                          make_piece)
 
 MATERIAL = {"BN": (BISHOP, KNIGHT), "R": (ROOK,), "Q": (QUEEN,)}
 
@@ -45,22 +45,12 @@ def random_start(rng, pieces):
         sk, wk = squares[:2]
         if KING_ATTACKS[wk] & sum(1 << sq for sq in squares if sq != wk):
             continue
-        board = ["."] * 64
-        board[sk] = PIECE_SYMBOLS[make_piece(strong, KING)]
-        board[wk] = PIECE_SYMBOLS[make_piece(strong ^ 1, KING)]
+        board = [0] * 64
+        board[sk] = make_piece(strong, KING)
+        board[wk] = make_piece(strong ^ 1, KING)
         for sq, pt in zip(squares[2:], pieces):
-            board[sq] = PIECE_SYMBOLS[make_piece(strong, pt)]
-        rows = []
-        for rank in range(7, -1, -1):
-            row, empty = "", 0
-            for sq in board[rank * 8:rank * 8 + 8]:
-                if sq == ".":
-                    empty += 1
-                else:
-                    row += (str(empty) if empty else "") + sq
-                    empty = 0
-            rows.append(row + (str(empty) if empty else ""))
-        fen = "/".join(rows) + (" w" if strong == WHITE else " b") + " - - 0 1"
+            board[sq] = make_piece(strong, pt)
+        fen = board_placement(board) + (" w" if strong == WHITE else " b") + " - - 0 1"
         try:
             pos = Position(fen)         # refused when the lone king stands in check
         except FenError:

@@ -415,6 +415,15 @@ def test_easy_move_shortens_and_stays_within_bounds(monkeypatch):
     assert all(0.7 - 1e-9 <= f <= 2.0 + 1e-9 for f in without)
 
 
+def null_window_search(pos, depth, beta, cut_node=False):
+    """A non-PV ``_search`` of pos, window (beta - 1, beta), by a fresh 1 MB searcher that
+    never runs out of time: (score, nodes)."""
+    searcher = Searcher(1)
+    searcher.timeman = TimeManager(Limits(), 0)
+    score = searcher._search(pos, depth, beta - 1, beta, 1, cut_node, False)
+    return score, searcher.nodes
+
+
 def test_probcut_cuts_a_node_a_winning_capture_beats_by_a_margin(monkeypatch):
     """At a non-PV node of depth >= 5, a capture winning far more than beta asks (by SEE) is
     verified by quiescence and a search 4 plies shallower, which cut the node: the same
@@ -428,12 +437,10 @@ def test_probcut_cuts_a_node_a_winning_capture_beats_by_a_margin(monkeypatch):
     monkeypatch.setattr(search_module, "USE_MOVE_FUTILITY", False)
     for probcut in (True, False):
         monkeypatch.setattr(search_module, "USE_PROBCUT", probcut)
-        searcher = Searcher(1)
-        searcher.timeman = TimeManager(Limits(), 0)
         pos = Position(fen)
         beta = evaluate(pos) + 500      # below the queen's worth, above what a quiet move gets
-        score = searcher._search(pos, 6, beta - 1, beta, 1, True, False)
-        results[probcut] = (score >= beta, searcher.nodes)
+        score, nodes = null_window_search(pos, 6, beta, cut_node=True)
+        results[probcut] = (score >= beta, nodes)
         assert pos.fen() == fen
     assert results[True][0] and results[False][0]
     assert results[True][1] < results[False][1]
@@ -449,13 +456,11 @@ def test_move_futility_skips_quiet_moves_whose_reduced_depth_cannot_reach_alpha(
     results = {}
     for futility in (True, False):
         monkeypatch.setattr(search_module, "USE_MOVE_FUTILITY", futility)
-        searcher = Searcher(1)
-        searcher.timeman = TimeManager(Limits(), 0)
         pos = Position(fen)
         alpha = evaluate(pos) + 600     # out of quiet moves' reach; whole-node futility
                                         # does not apply at depth 6
-        score = searcher._search(pos, 6, alpha, alpha + 1, 1, False, False)
-        results[futility] = (score <= alpha, searcher.nodes)
+        score, nodes = null_window_search(pos, 6, alpha + 1)
+        results[futility] = (score <= alpha, nodes)
         assert pos.fen() == fen
     assert results[True][0] and results[False][0]
     assert results[True][1] < results[False][1]
@@ -483,14 +488,11 @@ def test_quiet_see_pruning_skips_only_quiet_moves_that_lose_material(monkeypatch
     made = {}
     for on in (True, False):
         monkeypatch.setattr(search_module, "USE_QUIET_SEE_PRUNING", on)
-        searcher = Searcher(1)
-        searcher.timeman = TimeManager(Limits(), 0)
         pos = Recording(fen)
         pos.made = made[on] = set()
         # a window above the eval (no null move, no reverse futility) that every move fails
         # low against, so that all are tried, yet too near for whole-node futility
-        alpha = evaluate(pos) + 150
-        searcher._search(pos, 5, alpha, alpha + 1, 1, False, False)
+        null_window_search(pos, 5, evaluate(pos) + 151)
         assert pos.fen() == fen
     pos = Position(fen)
     skipped = made[False] - made[True]
