@@ -88,6 +88,11 @@ PROBCUT_MIN_DEPTH = 5
 PROBCUT_MARGIN = 190        # cp above beta a capture's shallow search must reach (Stockfish 11's) ...
 PROBCUT_IMPROVING = 45      # ... less this while the static eval improves
 DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
+# qsearch: the stand pat taken from the TT score where its bound says the static eval is
+# too low (lower bound above it) or too high (upper bound below it), as Stockfish's
+USE_QS_TT_STAND_PAT = False
+# qsearch: the TT move, when it is one of the captures, tried first
+USE_QS_TT_MOVE = False
 # Time use between iterations (clock games): the soft limit times 0.7 + 0.4 per recent
 # change of best move (up to 2) and, with USE_FALLING_EVAL_AND_EASY_MOVE, times
 # 1 + (drop of the score from the mean of the two iterations before) / FALLING_EVAL_CP
@@ -110,6 +115,7 @@ _LOGS = [0.0] + [math.log(_i) / math.sqrt(LMR_DIVISOR) for _i in range(1, 64)]
 LMR = [[0] * 64] + [[0] + [int(LMR_BASE + _ld * _lm) for _lm in _LOGS[1:]] for _ld in _LOGS[1:]]
 
 _INF = float("inf")
+QS_TT_SCORE = 1 << 20       # above every score_captures() score
 
 
 def _drop_quiet_non_checks(pos, moves, scores):
@@ -685,6 +691,10 @@ class Searcher:
         else:
             static_eval = evaluate(pos)
         best_score = static_eval
+        if (USE_QS_TT_STAND_PAT and entry is not None
+                and abs(entry[1]) < VALUE_MATE_IN_MAX_PLY
+                and entry[4] & (BOUND_LOWER if entry[1] > static_eval else BOUND_UPPER)):
+            best_score = entry[1]
         if best_score >= beta:
             return best_score
         if best_score > alpha:
@@ -693,6 +703,10 @@ class Searcher:
         if not moves:
             return best_score
         scores = self.orderer.score_captures(pos, moves)
+        tt_first = 0
+        if USE_QS_TT_MOVE and entry is not None and entry[0] and entry[0] in moves:
+            tt_first = entry[0]
+            scores[moves.index(tt_first)] = QS_TT_SCORE
         board = pos.board
         best_move = 0
         for _ in range(len(moves)):
@@ -703,6 +717,8 @@ class Searcher:
             if not move & MOVE_PROMOTION:
                 victim = SEE_VALUE[board[move >> TO_SHIFT & SQ_MASK] & 7 or PAWN]
                 if static_eval + victim + DELTA_MARGIN <= alpha:
+                    if move == tt_first:
+                        continue    # out of the victim order: the rest may still reach alpha
                     break       # captures come by victim, biggest first: the rest fail too
                 if victim < SEE_VALUE[board[move & SQ_MASK] & 7] and not see_ge(pos, move, 0):
                     continue

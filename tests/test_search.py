@@ -498,3 +498,75 @@ def test_quiet_see_pruning_skips_only_quiet_moves_that_lose_material(monkeypatch
     skipped = made[False] - made[True]
     assert skipped, "no move was left out"
     assert all(not m & MOVE_CAPTURE_OR_PROMOTION and not see_ge(pos, m, 0) for m in skipped)
+
+
+class MovesAtTheNode(Position):
+    """Remembers, in order, the moves made at the node searched (the one with an empty stack)."""
+    __slots__ = ("made",)
+
+    def make(self, move):
+        if not self.stack:
+            self.made.append(move)
+        super().make(move)
+
+
+def qsearch_with_entry(monkeypatch, fen, alpha_from_eval, beta_from_eval, entry, settings):
+    """``_qsearch`` of fen (a PV window given relative to its static eval) by a fresh 1 MB
+    searcher whose table holds ``entry`` = (move, score relative to the eval, bound) for
+    it, with the search module's switches set as in ``settings``: (score - eval, the
+    moves made at the node)."""
+    import engine.search as search_module
+    from engine.evaluate import evaluate
+    from engine.types import VALUE_NONE
+    for name, value in settings.items():
+        monkeypatch.setattr(search_module, name, value)
+    pos = MovesAtTheNode(fen)
+    pos.made = []
+    static = evaluate(pos)
+    searcher = Searcher(1)
+    searcher.timeman = TimeManager(Limits(), 0)
+    move, score, bound = entry
+    searcher.tt.store(pos.key, 1, move, static + score, VALUE_NONE, 0, bound)
+    result = searcher._qsearch(pos, static + alpha_from_eval, static + beta_from_eval, 1, False)
+    assert pos.fen() == fen
+    return result - static, pos.made
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_qsearch_stand_pat_follows_the_tt_bound(monkeypatch, on):
+    """With USE_QS_TT_STAND_PAT, a lower bound above the static eval raises the stand pat
+    and an upper bound below it lowers it; without, the stand pat is the static eval.  (The
+    start position has no capture, so the stand pat is the result.)"""
+    from engine.tt import BOUND_LOWER
+    start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    settings = {"USE_QS_TT_STAND_PAT": on}
+    raised, _ = qsearch_with_entry(monkeypatch, start, 100, 400, (0, 300, BOUND_LOWER), settings)
+    lowered, _ = qsearch_with_entry(monkeypatch, start, -400, -100, (0, -300, BOUND_UPPER),
+                                    settings)
+    # a bound on the wrong side of the eval says nothing about it
+    kept_low, _ = qsearch_with_entry(monkeypatch, start, -400, 400, (0, -300, BOUND_LOWER),
+                                     settings)
+    kept_high, _ = qsearch_with_entry(monkeypatch, start, -400, 400, (0, 300, BOUND_UPPER),
+                                      settings)
+    assert (raised, lowered) == ((300, -300) if on else (0, 0))
+    assert kept_low == kept_high == 0
+
+
+def test_qsearch_tries_the_tt_capture_first_and_still_the_rest(monkeypatch):
+    """With USE_QS_TT_MOVE the TT move leads even where MVV-LVA puts it last (Rxa7 before
+    bxc5); delta pruning skips it alone, since the captures behind it are still in victim
+    order and may reach alpha (bxc5, a rook, does where Rxa7, a pawn, cannot)."""
+    from engine.notation import parse_uci_move
+    fen = "4k3/p7/8/2r5/1P6/8/8/R3K3 w - - 0 1"
+    pos = Position(fen)
+    rxa7, bxc5 = parse_uci_move(pos, "a1a7"), parse_uci_move(pos, "b4c5")
+    entry = (rxa7, VALUE_INFINITE // 2, BOUND_UPPER)      # no cutoff, no change of stand pat
+    wide = (-VALUE_INFINITE // 2, VALUE_INFINITE // 2)
+    _, made = qsearch_with_entry(monkeypatch, fen, *wide, entry, {"USE_QS_TT_MOVE": True})
+    assert made == [rxa7, bxc5]
+    # without it bxc5 comes first, and once it has raised alpha delta pruning ends the node
+    _, made = qsearch_with_entry(monkeypatch, fen, *wide, entry, {"USE_QS_TT_MOVE": False})
+    assert made == [bxc5]
+    # alpha 400 above the eval: a pawn's 100 + DELTA_MARGIN cannot reach it, a rook's 500 can
+    _, made = qsearch_with_entry(monkeypatch, fen, 400, 800, entry, {"USE_QS_TT_MOVE": True})
+    assert made == [bxc5]
