@@ -6,14 +6,14 @@ rank; outside pawn endings, passed pawns blocked, by rank, and with a safe stop 
 passed-pawn king proximity and, in pawn endings, passed pawns the enemy king catches (the
 rule of the square), mobility (a value per piece type and number of safe squares: squares
 neither held by own pieces nor attacked by enemy pawns), king safety (attacks on the king
-zone, pawn shield, safe checks: a piece type able to check the enemy king from a square it
-may safely step to), bishop pair, threats (pieces attacked by a pawn, rooks and queens by
-a minor, queens by a rook, pieces a safe pawn push would attack), outposts (a knight or
-bishop on relative rank 4-6, defended by a pawn, that no enemy pawn can ever attack; weighted
-0 until a match backs a weight), mop-up against a bare king, rooks on (semi-)open files and
-tempo.  The mg and eg sums are blended by ``game_phase`` (24 with all pieces, 0 with only
-kings and pawns); then a drawish-ending scale (out of 64) shrinks the score where the side
-ahead has little chance to win.  With very little material engine.endgame's known results
+zone, pawn shield, pawn storm, safe checks: a piece type able to check the enemy king from
+a square it may safely step to), bishop pair, threats (pieces attacked by a pawn, rooks and
+queens by a minor, queens by a rook, pieces a safe pawn push would attack), outposts (a
+knight or bishop on relative rank 4-6, defended by a pawn, that no enemy pawn can ever
+attack), mop-up against a bare king, rooks on (semi-)open files and tempo; outposts and
+the pawn storm are weighted 0 until a match backs a weight.  The mg and eg sums are blended
+by ``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
+scale (out of 64) shrinks the score where the side ahead has little chance to win.  With very little material engine.endgame's known results
 replace the score and its mating drives (KBNK, KRK) are added to it.
 
 ``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
@@ -50,7 +50,7 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
                             SCALE_PAWNLESS_MINOR, SCALE_PAWNLESS_V_MINOR, SCALE_PAWNLESS_V_PIECES,
                             SCALE_TWO_KNIGHTS, SCALE_TWO_KNIGHTS_V_PAWNS, SHIELD_FAR, SHIELD_NEAR,
                             TEMPO, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK,
-                            OUTPOST_KNIGHT, OUTPOST_BISHOP)
+                            OUTPOST_KNIGHT, OUTPOST_BISHOP, PAWN_STORM)
 
 # --- Weights ----------------------------------------------------------------------------
 # The values are engine/weights.py's (scripts/tune.py writes it).  What each term bought in
@@ -158,6 +158,45 @@ SHIELD_NEAR_BB = [_shield(WHITE, 1), _shield(BLACK, 1)]
 SHIELD_FAR_BB = [_shield(WHITE, 2), _shield(BLACK, 2)]
 
 
+def _storm_files(color):
+    """[king square] -> the three file masks a pawn storm is looked for on: the king's file
+    (taken as b-g) and its neighbours, from the king's rank forward, ranks 2-7 only (where
+    pawns stand; so no mask holds h8 and all are machine words on PyPy)."""
+    table = []
+    for ksq in range(64):
+        centre = min(max(ksq & 7, 1), 6)
+        rank = ksq >> 3
+        ranks = range(max(rank, 1), 7) if color == WHITE else range(1, min(rank, 6) + 1)
+        table.append(tuple(sum(1 << (r * 8 + f) for r in ranks)
+                           for f in (centre - 1, centre, centre + 1)))
+    return table
+
+
+STORM_FILES = [_storm_files(WHITE), _storm_files(BLACK)]
+
+
+def storm_ranks(us, ksq, own_pawns, enemy_pawns):
+    """The pawn-storm ranks of the king of ``us`` on ksq (weights.PAWN_STORM says what counts):
+    per file around it with an enemy pawn on or ahead of its rank, the relative rank (from
+    us) of the one nearest the king, unless the own pawn nearest the king stands just in
+    front of it."""
+    ranks = []
+    for mask in STORM_FILES[us][ksq]:
+        theirs = mask & enemy_pawns
+        if not theirs:
+            continue
+        ours = mask & own_pawns
+        if us == WHITE:
+            rank = ((theirs & -theirs).bit_length() - 1) >> 3
+            own_rank = ((ours & -ours).bit_length() - 1) >> 3 if ours else -1
+        else:
+            rank = 7 - ((theirs.bit_length() - 1) >> 3)
+            own_rank = 7 - ((ours.bit_length() - 1) >> 3) if ours else -1
+        if own_rank != rank - 1:
+            ranks.append(rank)
+    return ranks
+
+
 def _square_metric(metric):
     """[a][b] -> metric(file distance, rank distance), built from slices of one 15x15 grid
     (a few hundred list operations instead of 4,096 calls: import time matters)."""
@@ -206,6 +245,8 @@ PUSH_THREAT_PACKED = pack(*PAWN_PUSH_THREAT)
 OUTPOST_N_PACKED = pack(*OUTPOST_KNIGHT)
 OUTPOST_B_PACKED = pack(*OUTPOST_BISHOP)
 OUTPOSTS_ON = bool(OUTPOST_N_PACKED or OUTPOST_B_PACKED)    # weighted 0 until fitted or measured
+STORM_PACKED = tuple(pack(PAWN_STORM[r], 0) for r in range(8))
+STORM_ON = any(PAWN_STORM)                                  # weighted 0 until measured
 SAFE_CHECKS_ON = bool(SAFE_CHECKS and (CHECK_N or CHECK_B or CHECK_R or CHECK_Q))
 # Both terms are weighted 0 by default (measured no gain): skip their work unless set.
 ROOK_FILES_ON = bool(ROOK_OPEN_PACKED or ROOK_SEMI_PACKED)
@@ -312,10 +353,14 @@ def _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq):
     squares: the pawn shields (middlegame) and the kings' distances to passed pawns' stop
     squares (endgame).  Cached per pawn structure by king squares, as the kings seldom move."""
     score = 0
-    for us, own_pawns, own_passed, ksq, enemy_ksq, flip, step, sign in (
-            (WHITE, wp, w_passed, wksq, bksq, 0, 8, 1), (BLACK, bp, b_passed, bksq, wksq, 56, -8, -1)):
+    for us, own_pawns, enemy_pawns, own_passed, ksq, enemy_ksq, flip, step, sign in (
+            (WHITE, wp, bp, w_passed, wksq, bksq, 0, 8, 1),
+            (BLACK, bp, wp, b_passed, bksq, wksq, 56, -8, -1)):
         side = (SHIELD_NEAR * popcount(SHIELD_NEAR_BB[us][ksq] & own_pawns)
                 + SHIELD_FAR * popcount(SHIELD_FAR_BB[us][ksq] & own_pawns))
+        if STORM_ON:
+            for rank in storm_ranks(us, ksq, own_pawns, enemy_pawns):
+                side += STORM_PACKED[rank]
         while own_passed:
             low = own_passed & -own_passed
             own_passed ^= low
@@ -703,8 +748,8 @@ def evaluate(pos):
 TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: doubled",
               "pawns: backward", "pawns: connected", "passed: king distance", "passed: caught",
               "passed: blocked", "passed: safe stop",
-              "mobility", "king attack", "safe checks", "king shield", "bishop pair", "rook files",
-              "threats", "push threats", "outposts", "tempo", "mop-up")
+              "mobility", "king attack", "safe checks", "king shield", "king storm", "bishop pair",
+              "rook files", "threats", "push threats", "outposts", "tempo", "mop-up")
 
 _KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
 _KING_STEPS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
@@ -936,6 +981,18 @@ def _reference_side_terms(pos, own, enemy, facts):
                 near += own.relative_rank(sq) == king_rank + 1
                 far += own.relative_rank(sq) == king_rank + 2
         add("king shield", SHIELD_NEAR * near + SHIELD_FAR * far, 0)
+
+    # pawn storm: on each file around the king (its file taken as b-g), the enemy pawn on or
+    # ahead of the king's rank nearest the king, by its relative rank, unless the own pawn
+    # nearest the king on that file stands right in front of it
+    centre = min(max(own.king & 7, 1), 6)
+    for f in (centre - 1, centre, centre + 1):
+        theirs = [own.relative_rank(sq) for sq in enemy.squares[PAWN]
+                  if sq & 7 == f and own.relative_rank(sq) >= king_rank]
+        ours = [own.relative_rank(sq) for sq in own.squares[PAWN]
+                if sq & 7 == f and own.relative_rank(sq) >= king_rank]
+        if theirs and not (ours and min(ours) == min(theirs) - 1):
+            add("king storm", PAWN_STORM[min(theirs)], 0)
 
     if own.count(BISHOP) >= 2:
         add("bishop pair", *BISHOP_PAIR)

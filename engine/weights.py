@@ -203,6 +203,12 @@ ATTACKER_WEIGHT = (0, 0, 50, 75, 88, 94, 97, 99, 100, 100, 100, 100, 100, 100, 1
 SHIELD_NEAR = 2
 SHIELD_FAR = 3
 
+# Pawn storm (middlegame): on each file around the king (its own and the two beside it,
+# its file taken as b-g), the enemy pawn nearest the king on or ahead of the king's rank,
+# by that pawn's relative rank seen from the king's side, unless the own pawn nearest the
+# king on that file stands just in front of it (blocked).
+PAWN_STORM = (0, 0, 0, 0, 0, 0, 0, 0)
+
 # (mg, eg): two or more bishops; a rook on a file without pawns, on one without own
 # pawns; the side to move.
 BISHOP_PAIR = (22, 65)

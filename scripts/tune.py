@@ -102,6 +102,11 @@ LAYOUT = (
     ("Pawn shield (middlegame): own pawns one and two ranks in front of a king on its first\n"
      "two ranks, on its file and the neighbour files.",
      ("SHIELD_NEAR", "SHIELD_FAR")),
+    ("Pawn storm (middlegame): on each file around the king (its own and the two beside it,\n"
+     "its file taken as b-g), the enemy pawn nearest the king on or ahead of the king's rank,\n"
+     "by that pawn's relative rank seen from the king's side, unless the own pawn nearest the\n"
+     "king on that file stands just in front of it (blocked).",
+     ("PAWN_STORM",)),
     ("(mg, eg): two or more bishops; a rook on a file without pawns, on one without own\n"
      "pawns; the side to move.",
      ("BISHOP_PAIR", "ROOK_OPEN_FILE", "ROOK_SEMI_OPEN_FILE", "TEMPO")),
@@ -282,6 +287,9 @@ T_SAFE_CHECK = {pt: _term("SAFE_CHECK[%s]" % PIECE_NAMES[pt], ("SAFE_CHECK_MG", 
                           ("SAFE_CHECK_EG", pt), "safe checks") for pt in MINOR_AND_MAJOR}
 T_SHIELD_NEAR = _term("SHIELD_NEAR", ("SHIELD_NEAR",), None, "king shield")
 T_SHIELD_FAR = _term("SHIELD_FAR", ("SHIELD_FAR",), None, "king shield")
+# by the storming pawn's relative rank (seen from the king's side): 1..6, where pawns stand
+T_STORM = [None] + [_term("PAWN_STORM[%d]" % rank, ("PAWN_STORM", rank), None, "king storm")
+                    for rank in range(1, 7)] + [None]
 T_MOPUP_EDGE = _term("MOPUP_EDGE", None, ("MOPUP_EDGE",), "mop-up")
 T_MOPUP_KINGS = _term("MOPUP_KINGS", None, ("MOPUP_KINGS",), "mop-up")
 
@@ -366,6 +374,8 @@ def extract(pos):
                 add(T_CAUGHT[rank], -sign)
         add(T_SHIELD_NEAR, sign * popcount(ev.SHIELD_NEAR_BB[us][kings[us]] & own_pawns))
         add(T_SHIELD_FAR, sign * popcount(ev.SHIELD_FAR_BB[us][kings[us]] & own_pawns))
+        for rank in ev.storm_ranks(us, kings[us], own_pawns, enemy_pawns):
+            add(T_STORM[rank], sign)
 
         attackers = 0
         zone_hits = dict.fromkeys(MINOR_AND_MAJOR, 0)

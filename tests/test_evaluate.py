@@ -302,9 +302,11 @@ def test_fast_path_matches_reference_with_every_weight_switched_on():
     fens = POSITIONS[:250] + _ABLATION_EXTRA
     results = _probe(fens, "TEMPO=15:5,ROOK_OPEN_FILE=25:10,ROOK_SEMI_OPEN_FILE=12:6,"
                            "MOBILITY_PERCENT=37,KING_ATTACK_PERCENT=153,KING_ATTACK_NEEDS_QUEEN=0,"
-                           "OUTPOST_KNIGHT=31:17,OUTPOST_BISHOP=13:7")
+                           "OUTPOST_KNIGHT=31:17,OUTPOST_BISHOP=13:7,"
+                           "PAWN_STORM=0:-7:-31:-23:-11:5:3:0")
     for fen, r in zip(fens, results):
         assert r["eval"] == r["total"], fen
+    assert any(r["rows"]["king storm"] != [0, 0] for r in results)
     assert any(r["rows"]["rook files"] != [0, 0] for r in results)
     assert any(r["rows"]["tempo"] != [0, 0] for r in results)
     assert any(r["rows"]["outposts"] != [0, 0] for r in results)
@@ -540,6 +542,31 @@ def test_outposts_are_weighted_as_defined():
     assert [r["rows"]["outposts"] for r in on] == [row for _, row in OUTPOST_FENS]
     assert all(r["eval"] == r["total"] for r in on)
     assert any(r["eval"] != r0["eval"] for r, r0 in zip(on, off))
+
+
+STORM_FENS = [   # (FEN, white-view storm row at PAWN_STORM 0:1:2:4:8:16:32:0)
+    ("6k1/8/8/8/6p1/8/5PPP/6K1 w - - 0 1", [4 - 3 * 32, 0]),  # g4 on white; f2, g2, h2 on black
+    ("6k1/8/8/8/8/6p1/6P1/6K1 w - - 0 1", [0, 0]),           # g3 against g2: blocked, both ways
+    ("4k3/8/8/8/3p4/8/8/4K3 w - - 0 1", [4, 0]),             # d4 beside a king on e1
+    ("4k3/8/8/8/8/2p5/8/K7 w - - 0 1", [2, 0]),              # a king on a1 looks at a-c
+    ("4k3/8/8/8/8/8/5p2/K7 w - - 0 1", [0, 0]),              # ... not at f
+    ("6k1/8/8/7p/8/6K1/6p1/8 w - - 0 1", [8, 0]),            # g2 is behind the king, h5 not
+    ("6k1/8/8/6P1/8/8/6P1/6K1 w - - 0 1", [-4, 0]),          # black's storm: g5, the nearer
+    ("6k1/8/8/6p1/6P1/8/6P1/6K1 w - - 0 1", [8, 0]),         # the own pawn nearest the king
+                                                             # (g2) decides blocking: g5 counts
+]
+
+
+def test_pawn_storm_is_weighted_as_defined():
+    """Per file around each king (its file taken as b-g), the enemy pawn nearest the king on
+    or ahead of its rank, by relative rank, unless blocked by the own pawn nearest the king;
+    on both paths, middlegame only; nothing at the default weight 0 (not yet measured)."""
+    fens = [fen for fen, _ in STORM_FENS]
+    off = _probe(fens, "")
+    assert all(r["rows"]["king storm"] == [0, 0] and r["eval"] == r["total"] for r in off)
+    on = _probe(fens, "PAWN_STORM=0:1:2:4:8:16:32:0")
+    assert [r["rows"]["king storm"] for r in on] == [row for _, row in STORM_FENS]
+    assert all(r["eval"] == r["total"] for r in on)
 
 
 def test_mobility_tables_cover_every_count():
