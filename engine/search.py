@@ -26,7 +26,7 @@ import time
 
 from engine.bitboard import LINE
 from engine.evaluate import evaluate, clear_cache as clear_eval_cache
-from engine.movegen import generate_moves, is_legal_move
+from engine.movegen import generate_moves, generate_captures, is_legal_move
 from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
 from engine.position import Position
 from engine.tt import new_table, SharedTranspositionTable, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
@@ -478,7 +478,7 @@ class Searcher:
                          and tt_score < beta + PROBCUT_MARGIN)):
             pc_beta = beta + PROBCUT_MARGIN - PROBCUT_IMPROVING * improving
             tried = 0         # at most 2 captures (4 at expected cut nodes), as Stockfish 11
-            for move in generate_moves(pos, False):
+            for move in generate_captures(pos):
                 if not see_ge(pos, move, pc_beta - static_eval):
                     continue
                 tried += 1
@@ -699,7 +699,7 @@ class Searcher:
             return best_score
         if best_score > alpha:
             alpha = best_score
-        moves = generate_moves(pos, False)
+        moves = generate_captures(pos)
         if not moves:
             return best_score
         scores = self.orderer.score_captures(pos, moves)
