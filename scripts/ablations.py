@@ -51,6 +51,7 @@ SEARCH_ABLATIONS = {
     "reverse futility": "USE_REVERSE_FUTILITY=0",
     "futility": "USE_FUTILITY=0",
     "move futility": "USE_MOVE_FUTILITY=0",
+    "quiet SEE pruning": "USE_QUIET_SEE_PRUNING=0",
     "late-move pruning": "USE_LMP=0",
     "full-width pawn endings": "USE_FULL_WIDTH_PAWN_ENDINGS=0",
     "late-move reductions": "USE_LMR=0",
