@@ -10,8 +10,8 @@ zone, pawn shield, pawn storm, safe checks: a piece type able to check the enemy
 a square it may safely step to), bishop pair, threats (pieces attacked by a pawn, rooks and
 queens by a minor, queens by a rook, pieces a safe pawn push would attack), outposts (a
 knight or bishop on relative rank 4-6, defended by a pawn, that no enemy pawn can ever
-attack), mop-up against a bare king, rooks on (semi-)open files and tempo; outposts and
-the pawn storm are weighted 0 until a match backs a weight.  The mg and eg sums are blended
+attack), mop-up against a bare king, rooks on (semi-)open files and tempo; the pawn storm
+is weighted 0 until a match backs a weight.  The mg and eg sums are blended
 by ``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
 scale (out of 64) shrinks the score where the side ahead has little chance to win.  With very little material engine.endgame's known results
 replace the score and its mating drives (KBNK, KRK) are added to it.
@@ -68,6 +68,7 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
 #   blocked passers and push threats  +23 +/- 37 (pairs), 200 games at 10,000 nodes (with a refit)
 #   passers with a safe stop square   +38 +/- 40 (pairs), 200 games at 10,000 nodes (with a refit)
 #   connected pawns (with a refit)    +37 +/- 37 (pairs), 200 games at 10,000 nodes
+#   outposts (hand-set 30:20, 15:10)  +25 +/- 29 (pairs), 363 games at 10,000 nodes
 #   mop-up                            +92 +/- 54, 100 games from KRK/KQK/KBNK starts at 3,000 nodes
 #   rooks on (semi-)open files        +0 +/- 51, 120 games at 10,000 nodes (hand-set 25:10, 12:6)
 #   tempo                             +6 +/- 53, 120 games at 10,000 nodes (hand-set 15:5)
@@ -244,7 +245,7 @@ CHECK_N, CHECK_B, CHECK_R, CHECK_Q = (pack(SAFE_CHECK_MG[pt], SAFE_CHECK_EG[pt])
 PUSH_THREAT_PACKED = pack(*PAWN_PUSH_THREAT)
 OUTPOST_N_PACKED = pack(*OUTPOST_KNIGHT)
 OUTPOST_B_PACKED = pack(*OUTPOST_BISHOP)
-OUTPOSTS_ON = bool(OUTPOST_N_PACKED or OUTPOST_B_PACKED)    # weighted 0 until fitted or measured
+OUTPOSTS_ON = bool(OUTPOST_N_PACKED or OUTPOST_B_PACKED)
 STORM_PACKED = tuple(pack(PAWN_STORM[r], 0) for r in range(8))
 STORM_ON = any(PAWN_STORM)                                  # weighted 0 until measured
 SAFE_CHECKS_ON = bool(SAFE_CHECKS and (CHECK_N or CHECK_B or CHECK_R or CHECK_Q))

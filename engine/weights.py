@@ -18,6 +18,9 @@ mg:eg).  Centipawns; a pair is (middlegame, endgame); scale factors are out of 6
 # Against 0d21092's weights: +38.4 +/- 40.3 Elo (pairs, LOS 97.1%), 200 games at 10,000 nodes
 # (docs/measurements.md, "Tuning").
 # Dataset made by: python scripts/make_dataset.py --stockfish /usr/games/stockfish --nodes 4000 --games 5000 --seed 31 --concurrency 2 --out sf5000.txt
+# Since then by hand: OUTPOST_KNIGHT 30:20 and OUTPOST_BISHOP 15:10 (other engines' values
+# at our pawn's scale; not fitted), kept on two A/B matches against 0:0, 363 games at 10,000
+# nodes, +25.0 +/- 28.9 Elo (pairs, LOS 95.6%; docs/measurements.md, "Evaluation").
 
 from engine.types import PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 
@@ -224,8 +227,8 @@ THREAT_BY_ROOK = (39, -8)
 
 # Outposts, (mg, eg) per knight, per bishop: on relative rank 4-6, defended by an own pawn,
 # where no enemy pawn can ever attack it (none on an adjacent file ahead of it).
-OUTPOST_KNIGHT = (0, 0)
-OUTPOST_BISHOP = (0, 0)
+OUTPOST_KNIGHT = (30, 20)
+OUTPOST_BISHOP = (15, 10)
 
 # Safe checks, by piece type: the side has a piece of that type that can move to a square
 # checking the enemy king, the square neither held by own pieces, nor attacked by enemy

@@ -38,6 +38,7 @@ EVAL_ABLATIONS = {
     "blocked passers": ("PASSED_BLOCKED_MG=%s,PASSED_BLOCKED_EG=%s" % (_ZERO_PASSED, _ZERO_PASSED),
                         ("passed: blocked",)),
     "safe stop squares": ("PASSED_SAFE_STOP=0:0", ("passed: safe stop",)),
+    "outposts": ("OUTPOST_KNIGHT=0:0,OUTPOST_BISHOP=0:0", ("outposts",)),
     "rook files": ("ROOK_OPEN_FILE=0:0,ROOK_SEMI_OPEN_FILE=0:0", ("rook files",)),
     "tempo": ("TEMPO=0:0", ("tempo",)),
     "endgame scaling": ("SCALE_MAX_PHASE=-1", ()),      # the 'scale' row stays 64

@@ -534,9 +534,9 @@ OUTPOST_FENS = [   # (FEN, white-view outpost row at knight 30:20, bishop 12:8)
 
 def test_outposts_are_weighted_as_defined():
     """Knights and bishops on relative ranks 4-6 that an own pawn defends and no enemy pawn
-    can ever attack, on both paths; nothing at the default weight 0 (not yet measured)."""
+    can ever attack, on both paths; nothing at weight 0."""
     fens = [fen for fen, _ in OUTPOST_FENS]
-    off = _probe(fens, "")
+    off = _probe(fens, "OUTPOST_KNIGHT=0:0,OUTPOST_BISHOP=0:0")
     assert all(r["rows"]["outposts"] == [0, 0] and r["eval"] == r["total"] for r in off)
     on = _probe(fens, "OUTPOST_KNIGHT=30:20,OUTPOST_BISHOP=12:8")
     assert [r["rows"]["outposts"] for r in on] == [row for _, row in OUTPOST_FENS]
