@@ -532,16 +532,24 @@ OUTPOST_FENS = [   # (FEN, white-view outpost row at knight 30:20, bishop 12:8)
 ]
 
 
+def assert_term_as_defined(row, fens_and_rows, off, on):
+    """The evaluate_terms row of each FEN is (0, 0) with the weights ``off`` and the given
+    value with the weights ``on`` (BASILISK_EVAL settings); both paths agree either way,
+    and the term changes some evaluation."""
+    fens = [fen for fen, _ in fens_and_rows]
+    without = _probe(fens, off)
+    assert all(r["rows"][row] == [0, 0] and r["eval"] == r["total"] for r in without)
+    weighted = _probe(fens, on)
+    assert [r["rows"][row] for r in weighted] == [value for _, value in fens_and_rows]
+    assert all(r["eval"] == r["total"] for r in weighted)
+    assert any(r["eval"] != r0["eval"] for r, r0 in zip(weighted, without))
+
+
 def test_outposts_are_weighted_as_defined():
     """Knights and bishops on relative ranks 4-6 that an own pawn defends and no enemy pawn
     can ever attack, on both paths; nothing at weight 0."""
-    fens = [fen for fen, _ in OUTPOST_FENS]
-    off = _probe(fens, "OUTPOST_KNIGHT=0:0,OUTPOST_BISHOP=0:0")
-    assert all(r["rows"]["outposts"] == [0, 0] and r["eval"] == r["total"] for r in off)
-    on = _probe(fens, "OUTPOST_KNIGHT=30:20,OUTPOST_BISHOP=12:8")
-    assert [r["rows"]["outposts"] for r in on] == [row for _, row in OUTPOST_FENS]
-    assert all(r["eval"] == r["total"] for r in on)
-    assert any(r["eval"] != r0["eval"] for r, r0 in zip(on, off))
+    assert_term_as_defined("outposts", OUTPOST_FENS, "OUTPOST_KNIGHT=0:0,OUTPOST_BISHOP=0:0",
+                           "OUTPOST_KNIGHT=30:20,OUTPOST_BISHOP=12:8")
 
 
 STORM_FENS = [   # (FEN, white-view storm row at PAWN_STORM 0:1:2:4:8:16:32:0)
@@ -554,6 +562,9 @@ STORM_FENS = [   # (FEN, white-view storm row at PAWN_STORM 0:1:2:4:8:16:32:0)
     ("6k1/8/8/6P1/8/8/6P1/6K1 w - - 0 1", [-4, 0]),          # black's storm: g5, the nearer
     ("6k1/8/8/6p1/6P1/8/6P1/6K1 w - - 0 1", [8, 0]),         # the own pawn nearest the king
                                                              # (g2) decides blocking: g5 counts
+    # with rooks, so that a middlegame weight moves the score: f7, g4 (nearer than g7) and h7
+    # storm white's king, f2, g2 and h2 black's (pawns at home stand on rank 6 from the other side)
+    ("r5k1/5ppp/8/8/6p1/8/5PPP/R5K1 w - - 0 1", [4 + 2 * 32 - 3 * 32, 0]),
 ]
 
 
@@ -561,12 +572,7 @@ def test_pawn_storm_is_weighted_as_defined():
     """Per file around each king (its file taken as b-g), the enemy pawn nearest the king on
     or ahead of its rank, by relative rank, unless blocked by the own pawn nearest the king;
     on both paths, middlegame only; nothing at the default weight 0 (not yet measured)."""
-    fens = [fen for fen, _ in STORM_FENS]
-    off = _probe(fens, "")
-    assert all(r["rows"]["king storm"] == [0, 0] and r["eval"] == r["total"] for r in off)
-    on = _probe(fens, "PAWN_STORM=0:1:2:4:8:16:32:0")
-    assert [r["rows"]["king storm"] for r in on] == [row for _, row in STORM_FENS]
-    assert all(r["eval"] == r["total"] for r in on)
+    assert_term_as_defined("king storm", STORM_FENS, "", "PAWN_STORM=0:1:2:4:8:16:32:0")
 
 
 def test_mobility_tables_cover_every_count():

@@ -415,6 +415,16 @@ def test_easy_move_shortens_and_stays_within_bounds(monkeypatch):
     assert all(0.7 - 1e-9 <= f <= 2.0 + 1e-9 for f in without)
 
 
+class MovesAtTheNode(Position):
+    """Remembers, in order, the moves made at the node searched (the one with an empty stack)."""
+    __slots__ = ("made",)
+
+    def make(self, move):
+        if not self.stack:
+            self.made.append(move)
+        super().make(move)
+
+
 def null_window_search(pos, depth, beta, cut_node=False):
     """A non-PV ``_search`` of pos, window (beta - 1, beta), by a fresh 1 MB searcher that
     never runs out of time: (score, nodes)."""
@@ -474,40 +484,21 @@ def test_quiet_see_pruning_skips_only_quiet_moves_that_lose_material(monkeypatch
     from engine.ordering import see_ge
     from engine.types import MOVE_CAPTURE_OR_PROMOTION
     fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
-
-    class Recording(Position):
-        """Remembers the moves made at the node searched (the only one with an empty stack)."""
-        __slots__ = ("made",)
-
-        def make(self, move):
-            if not self.stack:
-                self.made.add(move)
-            super().make(move)
-
     monkeypatch.setattr(search_module, "USE_MOVE_FUTILITY", False)
     made = {}
     for on in (True, False):
         monkeypatch.setattr(search_module, "USE_QUIET_SEE_PRUNING", on)
-        pos = Recording(fen)
-        pos.made = made[on] = set()
+        pos = MovesAtTheNode(fen)
+        pos.made = []
         # a window above the eval (no null move, no reverse futility) that every move fails
         # low against, so that all are tried, yet too near for whole-node futility
         null_window_search(pos, 5, evaluate(pos) + 151)
+        made[on] = set(pos.made)
         assert pos.fen() == fen
     pos = Position(fen)
     skipped = made[False] - made[True]
     assert skipped, "no move was left out"
     assert all(not m & MOVE_CAPTURE_OR_PROMOTION and not see_ge(pos, m, 0) for m in skipped)
-
-
-class MovesAtTheNode(Position):
-    """Remembers, in order, the moves made at the node searched (the one with an empty stack)."""
-    __slots__ = ("made",)
-
-    def make(self, move):
-        if not self.stack:
-            self.made.append(move)
-        super().make(move)
 
 
 def qsearch_with_entry(monkeypatch, fen, alpha_from_eval, beta_from_eval, entry, settings):
