@@ -571,7 +571,7 @@ STORM_FENS = [   # (FEN, white-view storm row at PAWN_STORM 0:1:2:4:8:16:32:0)
 def test_pawn_storm_is_weighted_as_defined():
     """Per file around each king (its file taken as b-g), the enemy pawn nearest the king on
     or ahead of its rank, by relative rank, unless blocked by the own pawn nearest the king;
-    on both paths, middlegame only; nothing at the default weight 0 (not yet measured)."""
+    on both paths, middlegame only; nothing at the default weight 0."""
     assert_term_as_defined("king storm", STORM_FENS, "", "PAWN_STORM=0:1:2:4:8:16:32:0")
 
 
