@@ -11,10 +11,11 @@ a square it may safely step to), bishop pair, threats (pieces attacked by a pawn
 queens by a minor, queens by a rook, pieces a safe pawn push would attack), outposts (a
 knight or bishop on relative rank 4-6, defended by a pawn, that no enemy pawn can ever
 attack), mop-up against a bare king, rooks on (semi-)open files and tempo; the pawn storm
-is weighted 0 (a hand-set weight lost its match).  The mg and eg sums are blended
-by ``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
-scale (out of 64) shrinks the score where the side ahead has little chance to win.  With very little material engine.endgame's known results
-replace the score and its mating drives (KBNK, KRK) are added to it.
+is weighted 0 (a hand-set weight lost its match).  The mg and eg sums are blended by
+``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
+scale (out of 64) shrinks the score where the side ahead has little chance to win.  With
+very little material engine.endgame's known results replace the score and its mating
+drives (KBNK, KRK) are added to it.
 
 ``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
 tables built at import and caches of pawn structure (with its king-square terms) and of
@@ -353,8 +354,9 @@ def _pawn_entry(wp, bp):
 
 def _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq):
     """Packed white-view sum of the terms that depend only on the pawns and the two king
-    squares: the pawn shields (middlegame) and the kings' distances to passed pawns' stop
-    squares (endgame).  Cached per pawn structure by king squares, as the kings seldom move."""
+    squares: the pawn shields and storms (middlegame) and the kings' distances to passed
+    pawns' stop squares (endgame).  Cached per pawn structure by king squares, as the kings
+    seldom move."""
     score = 0
     for us, own_pawns, enemy_pawns, own_passed, ksq, enemy_ksq, flip, step, sign in (
             (WHITE, wp, bp, w_passed, wksq, bksq, 0, 8, 1),
