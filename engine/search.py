@@ -89,10 +89,10 @@ PROBCUT_MARGIN = 190        # cp above beta a capture's shallow search must reac
 PROBCUT_IMPROVING = 45      # ... less this while the static eval improves
 DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
 # qsearch: the stand pat taken from the TT score where its bound says the static eval is
-# too low (lower bound above it) or too high (upper bound below it), as Stockfish's, and the
-# TT move tried first when it is one of the captures; the two together +31.4 +/- 26.5 Elo
-# (pairs), 400 games at 10,000 nodes, but the stand pat lifts issue #13's GUI pawn ending to
-# 112 cp at depths 8-11 (bound 100), so both are off for now
+# too low (lower bound above it) or too high (upper bound below it), as Stockfish's, except
+# in pawn endings, and the TT move tried first when it is one of the captures; the two
+# together +31.4 +/- 26.5 Elo (pairs), 400 games at 10,000 nodes.  In pawn endings the
+# stand pat lifted issue #13's GUI ending to 112 cp at depths 8-11 (bound 100; 31-91 without)
 USE_QS_TT_STAND_PAT = False
 USE_QS_TT_MOVE = False
 # Time use between iterations (clock games): the soft limit times 0.7 + 0.4 per recent
@@ -695,7 +695,8 @@ class Searcher:
         best_score = static_eval
         if (USE_QS_TT_STAND_PAT and entry is not None
                 and abs(entry[1]) < VALUE_MATE_IN_MAX_PLY
-                and entry[4] & (BOUND_LOWER if entry[1] > static_eval else BOUND_UPPER)):
+                and entry[4] & (BOUND_LOWER if entry[1] > static_eval else BOUND_UPPER)
+                and pos.has_pieces()):
             best_score = entry[1]
         if best_score >= beta:
             return best_score

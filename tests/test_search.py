@@ -543,6 +543,18 @@ def test_qsearch_stand_pat_follows_the_tt_bound(monkeypatch, on):
     assert kept_low == kept_high == 0
 
 
+def test_qsearch_stand_pat_keeps_the_eval_in_pawn_endings(monkeypatch):
+    """Kings and pawns only: the stand pat stays the static eval whatever the bound (the
+    rule lifted issue #13's GUI ending over a pawn).  A pawn ending with no capture."""
+    from engine.tt import BOUND_LOWER
+    fen = "8/4k3/4p3/8/8/4P3/4K3/8 w - - 0 1"
+    settings = {"USE_QS_TT_STAND_PAT": True}
+    raised, _ = qsearch_with_entry(monkeypatch, fen, 100, 400, (0, 300, BOUND_LOWER), settings)
+    lowered, _ = qsearch_with_entry(monkeypatch, fen, -400, -100, (0, -300, BOUND_UPPER),
+                                    settings)
+    assert raised == lowered == 0
+
+
 def test_qsearch_tries_the_tt_capture_first_and_still_the_rest(monkeypatch):
     """With USE_QS_TT_MOVE the TT move leads even where MVV-LVA puts it last (Rxa7 before
     bxc5); delta pruning skips it alone, since the captures behind it are still in victim
