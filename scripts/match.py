@@ -1051,6 +1051,22 @@ def make_jobs(args: argparse.Namespace) -> list[GameJob]:
             for number in range(1, args.games + 1)]
 
 
+AUTOGROUP_SWITCH = Path("/proc/sys/kernel/sched_autogroup_enabled")
+
+
+def autogroup_warning(timed: bool, switch: Path = AUTOGROUP_SWITCH) -> str | None:
+    """A warning for a timed match while the kernel's autogroup scheduling is on: then
+    nice does not keep other sessions' work from slowing the engines (docs/development.md)."""
+    try:
+        enabled = switch.read_text().strip() == "1"
+    except OSError:
+        return None
+    if not (timed and enabled):
+        return None
+    return (f"warning: {switch} is 1, so niced work in other sessions still takes an equal "
+            "share of the CPU from this timed match (as root: echo 0 > that file)")
+
+
 def distinct_names(name_a: str, name_b: str) -> tuple[str, str]:
     """Keep self-play PGNs readable by telling equal names apart."""
     return (f"{name_a} (A)", f"{name_b} (B)") if name_a == name_b else (name_a, name_b)
@@ -1070,6 +1086,9 @@ def main(argv: list[str] | None = None) -> int:
                              names=names)
     print(f"A: {settings.names[0]}  [{shlex.join(specs[0].command)}]")
     print(f"B: {settings.names[1]}  [{shlex.join(specs[1].command)}]")
+    warning = autogroup_warning(args.nodes is None)
+    if warning:
+        print(warning, file=sys.stderr)
     run_match(specs, jobs, settings, args.concurrency, args.pgn, sprt)
     return 0
 

@@ -380,3 +380,15 @@ def test_summary_of_an_empty_or_one_sided_match_does_not_crash(capsys):
     out = capsys.readouterr().out
     assert "Pairs: 0" in out and "Pairs: 3" in out
     assert "pairs (pentanomial): +inf +/- inf" in out
+
+
+def test_autogroup_warning_only_for_timed_matches_with_autogroup_on(tmp_path):
+    """A timed match warns while the kernel's autogroup scheduling is on (nice cannot
+    protect it then); node-limited matches, autogroup off, or no such file: no warning."""
+    switch = tmp_path / "sched_autogroup_enabled"
+    switch.write_text("1\n")
+    assert "autogroup" in match.autogroup_warning(True, switch)
+    assert match.autogroup_warning(False, switch) is None
+    switch.write_text("0\n")
+    assert match.autogroup_warning(True, switch) is None
+    assert match.autogroup_warning(True, tmp_path / "missing") is None
