@@ -72,7 +72,8 @@ def allocate(limits, us, move_overhead_ms=10):
 
     All figures in ms, ``overhead`` = the Move Overhead option:
 
-    - ``movetime T``: soft = hard = T - overhead.
+    - ``movetime T``: soft = hard = T - overhead, but at least T / 2, so a budget below
+      two overheads (python-chess's ``Limit(time=0.05)``) still searches for half of it.
     - clock (wtime/btime given): plan for ``mtg`` more moves (``movestogo``, or
       ``SUDDEN_DEATH_MOVES`` without it).  As Stockfish does, the time for them is our
       time plus the increments still to come, less the overhead of every one of those
@@ -119,7 +120,7 @@ def allocate(limits, us, move_overhead_ms=10):
             # with a big increment and little time left the soft limit could pass the hard one
             soft = min(soft, hard)
     if limits.movetime is not None:
-        fixed = max(limits.movetime - overhead, 0)
+        fixed = max(limits.movetime - overhead, limits.movetime // 2, 0)
         soft = min(soft, fixed)
         hard = min(hard, fixed)
     return soft, hard

@@ -30,7 +30,11 @@ def test_no_limits_means_no_deadline():
 
 def test_movetime_less_overhead():
     assert allocate(limits(movetime=1000), WHITE, 50) == (950, 950)
-    assert allocate(limits(movetime=20), WHITE, 50) == (0, 0)
+    # below two overheads, half the budget: a depth-1 move would waste what was given
+    assert allocate(limits(movetime=100), WHITE, 50) == (50, 50)
+    assert allocate(limits(movetime=60), WHITE, 50) == (30, 30)
+    assert allocate(limits(movetime=20), WHITE, 50) == (10, 10)
+    assert allocate(limits(movetime=1), WHITE, 50) == (0, 0)
     assert allocate(limits(movetime=-5), WHITE, 50) == (0, 0)
 
 
@@ -217,7 +221,7 @@ def test_one_legal_move_with_a_clock_is_capped():
 
 @pytest.mark.parametrize("fields", [dict(wtime=0, btime=1000), dict(wtime=-5, btime=1000),
                                     dict(wtime=10, btime=1000, movestogo=1), dict(movetime=0),
-                                    dict(movetime=30)])
+                                    dict(movetime=1)])
 def test_no_time_at_all_searches_depth_1(fields):
     lim = limits(**fields)
     tm = plan_search(lim, WHITE, 20, 50)
