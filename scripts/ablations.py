@@ -57,6 +57,7 @@ SEARCH_ABLATIONS = {
     "full-width pawn endings": "USE_FULL_WIDTH_PAWN_ENDINGS=0",
     "late-move reductions": "USE_LMR=0",
     "SEE pruning": "USE_SEE_PRUNING=0",
+    "quiescence TT": "USE_QS_TT_STAND_PAT=0,USE_QS_TT_MOVE=0",
     "ProbCut": "USE_PROBCUT=0",
     "countermove": "USE_COUNTERMOVE=0",
     "capture history": "USE_CAPTURE_HISTORY=0",
