@@ -1057,11 +1057,12 @@ AUTOGROUP_SWITCH = Path("/proc/sys/kernel/sched_autogroup_enabled")
 def autogroup_warning(timed: bool, switch: Path = AUTOGROUP_SWITCH) -> str | None:
     """A warning for a timed match while the kernel's autogroup scheduling is on: then
     nice does not keep other sessions' work from slowing the engines (docs/development.md)."""
-    try:
-        enabled = switch.read_text().strip() == "1"
-    except OSError:
+    if not timed:
         return None
-    if not (timed and enabled):
+    try:
+        if switch.read_text().strip() != "1":
+            return None
+    except OSError:
         return None
     return (f"warning: {switch} is 1, so niced work in other sessions still takes an equal "
             "share of the CPU from this timed match (as root: echo 0 > that file)")
