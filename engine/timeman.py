@@ -21,7 +21,10 @@ spent before the search starts is counted), ``stop()`` (both limits expire, even
 the search has started) and ``ponderhit()`` (our clock starts now).
 """
 
+import os
 import time
+
+from engine.tunables import apply_overrides
 
 # Sudden death: plan as if this many moves remain (keeps ~3% of the clock per move).
 SUDDEN_DEATH_MOVES = 32
@@ -44,6 +47,10 @@ MAX_MOVES_TO_GO = 50
 ONLY_MOVE_MS = 50
 
 _INF = float("inf")
+
+# BASILISK_TIME overrides the constants above at import (``SUDDEN_DEATH_MOVES=24``), for
+# A/B matches at a clock.
+apply_overrides(globals(), os.environ.get("BASILISK_TIME", ""), "time tunable")
 
 
 class Limits:

@@ -4,7 +4,7 @@
 module's ``globals()``) from ``"NAME=VALUE,NAME=VALUE"``: a bool takes 0 or 1, an int or
 a float its number, a tuple its numbers separated by ':' (``BISHOP_PAIR=30:50``).
 Anything else raises ValueError naming ``what`` and the item, so a misspelt
-BASILISK_SEARCH or BASILISK_EVAL stops the engine at import instead of being ignored.
+BASILISK_SEARCH, BASILISK_EVAL or BASILISK_TIME stops the engine at import instead of being ignored.
 
     apply_overrides(globals(), os.environ.get("BASILISK_SEARCH", ""), "search tunable")
 """

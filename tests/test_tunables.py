@@ -45,12 +45,15 @@ def run_with_env(name, value, code):
                           timeout=60)
 
 
-def test_search_and_evaluate_read_their_environment_variables():
+def test_search_evaluate_and_timeman_read_their_environment_variables():
     done = run_with_env("BASILISK_SEARCH", "USE_LMR=0,LMR_BASE=1.5",
                         "import engine.search as s; print(s.USE_LMR, s.LMR_BASE)")
     assert done.returncode == 0 and done.stdout.split() == ["False", "1.5"], done.stderr
     done = run_with_env("BASILISK_EVAL", "BISHOP_PAIR=1:2",
                         "import engine.evaluate as e; print(e.BISHOP_PAIR)")
     assert done.returncode == 0 and done.stdout.strip() == "(1, 2)", done.stderr
+    done = run_with_env("BASILISK_TIME", "SUDDEN_DEATH_MOVES=24,HARD_RATIO=3.5",
+                        "import engine.timeman as t; print(t.SUDDEN_DEATH_MOVES, t.HARD_RATIO)")
+    assert done.returncode == 0 and done.stdout.split() == ["24", "3.5"], done.stderr
     done = run_with_env("BASILISK_SEARCH", "USE_LMRR=0", "import engine.search")
     assert done.returncode != 0 and "unknown search tunable 'USE_LMRR'" in done.stderr
