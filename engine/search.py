@@ -87,9 +87,6 @@ USE_PROBCUT = True          # +15.6 +/- 26.8 Elo (pairs), 400 games at 10,000 no
 PROBCUT_MIN_DEPTH = 5
 PROBCUT_MARGIN = 190        # cp above beta a capture's shallow search must reach (Stockfish 11's) ...
 PROBCUT_IMPROVING = 45      # ... less this while the static eval improves
-# "improving" when ply - 2 was in check (no static eval): compare with ply - 4, and count
-# as improving when that was in check too (Stockfish's rule); off: not improving
-USE_IMPROVING_FALLBACK = False
 DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
 # qsearch: the stand pat taken from the TT score where its bound says the static eval is
 # too low (lower bound above it) or too high (upper bound below it), as Stockfish's, except
@@ -450,15 +447,7 @@ class Searcher:
             if entry is not None and abs(tt_score) < VALUE_MATE_IN_MAX_PLY and (
                     tt_bound & (BOUND_LOWER if tt_score > static_eval else BOUND_UPPER)):
                 eval_ = tt_score
-            if ply < 2:
-                improving = True
-            else:
-                before = evals[ply - 2]
-                if before == VALUE_NONE and USE_IMPROVING_FALLBACK:
-                    before = evals[ply - 4] if ply >= 4 else VALUE_NONE
-                    improving = before == VALUE_NONE or static_eval > before
-                else:
-                    improving = static_eval > before
+            improving = ply < 2 or static_eval > evals[ply - 2]
             if not pv_node:
                 if (USE_REVERSE_FUTILITY and depth <= RFP_MAX_DEPTH
                         and eval_ - RFP_MARGIN * (depth - improving) >= beta
