@@ -85,6 +85,9 @@ def main(argv=None) -> int:
     parser.add_argument("--after", type=float, default=2.0)
     parser.add_argument("--min-loss", type=int, default=150)
     args = parser.parse_args(argv)
+    if not shutil.which(args.reference):
+        sys.exit("no reference engine at %r (scripts/install_opponents.sh installs Stockfish)"
+                 % args.reference)
 
     reference = chess.engine.SimpleEngine.popen_uci(args.reference)
     engine = chess.engine.SimpleEngine.popen_uci(shlex.split(args.engine))
