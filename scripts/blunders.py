@@ -17,7 +17,6 @@ evaluation that misjudges (more nodes play the same move).
 from __future__ import annotations
 
 import argparse
-import re
 import shlex
 import shutil
 import sys
@@ -26,16 +25,7 @@ import chess
 import chess.engine
 import chess.pgn
 
-_SCORE = re.compile(r"\s*([+-]?)(M?)(\d+(?:\.\d+)?)/\d+")
-
-
-def comment_score(comment: str) -> float | None:
-    """Pawns from the mover's view in a match.py comment ('+0.32/8 0.605s'); mates as 100."""
-    m = _SCORE.match(comment)
-    if not m:
-        return None
-    value = 100.0 if m.group(2) else float(m.group(3))
-    return -value if m.group(1) == "-" else value
+from match import comment_score
 
 
 def turning_points(pgn_path: str, name: str, before: float, after: float):
@@ -55,13 +45,13 @@ def turning_points(pgn_path: str, name: str, before: float, after: float):
             board = game.board()
             opponent_prev = None
             last = None
+            ours = chess.WHITE if white else chess.BLACK
             for node in game.mainline():
-                ours = board.turn == (chess.WHITE if white else chess.BLACK)
                 score = comment_score(node.comment)
-                if ours:
+                if board.turn == ours:
                     last = (board.fen(), node.move)
                 elif score is not None:
-                    if opponent_prev is not None and opponent_prev < before and score >= after and last:
+                    if opponent_prev is not None and opponent_prev < before and score >= after:
                         yield number, last[0], last[1]
                         break
                     opponent_prev = score

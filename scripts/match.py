@@ -44,6 +44,7 @@ import logging
 import math
 import queue
 import random
+import re
 import shlex
 import statistics
 import sys
@@ -698,6 +699,19 @@ def move_comment(reply: MoveReply) -> str:
         parts.append(f"{text}/{depth}" if depth else text)
     parts.append(f"{reply.elapsed:.3f}s")
     return " ".join(parts)
+
+
+_COMMENT_SCORE = re.compile(r"\s*(#)?([+-]?\d+(?:\.\d+)?)/\d+")
+
+
+def comment_score(comment: str) -> float | None:
+    """The mover's score in pawns read back from a move_comment ('+0.32/8 0.605s'); a mate
+    ('#+3/12') as +-100; None without a score (book moves, no depth)."""
+    m = _COMMENT_SCORE.match(comment)
+    if not m:
+        return None
+    value = float(m.group(2))
+    return math.copysign(100.0, value) if m.group(1) else value
 
 
 def play_game(job: GameJob, slots: dict[bool, EngineSlot], settings: MatchSettings) -> GameResult:

@@ -1,20 +1,31 @@
-"""scripts/blunders.py: reading match.py's move comments and finding the losing turn (no engines run)."""
+"""scripts/blunders.py and match.py's comment_score: reading match.py's move comments back and
+finding the losing turn (no engines run)."""
 import sys
 from pathlib import Path
 
 import chess
+import chess.engine
 import chess.pgn
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import blunders  # noqa: E402
+import match  # noqa: E402
 
 
-@pytest.mark.parametrize("comment, value", [
-    ("+0.32/8 0.605s", 0.32), ("-1.04/16 1.267s", -1.04), ("+M3/12 0.1s", 100.0),
-    ("-M2/9 0.2s", -100.0), ("+0.00/7 0.264s", 0.0), ("end of book", None), ("", None)])
-def test_comment_score(comment, value):
-    assert blunders.comment_score(comment) == value
+@pytest.mark.parametrize("score, depth, value", [
+    (chess.engine.Cp(32), 8, 0.32), (chess.engine.Cp(-104), 16, -1.04), (chess.engine.Cp(0), 7, 0.0),
+    (chess.engine.Mate(3), 12, 100.0), (chess.engine.Mate(-2), 9, -100.0)])
+def test_comment_score_reads_back_what_match_writes(score, depth, value):
+    reply = match.MoveReply(chess.Move.from_uci("e2e4"), 0.605,
+                            {"score": chess.engine.PovScore(score, chess.WHITE), "depth": depth})
+    comment = match.move_comment(reply)
+    assert match.comment_score(comment) == value, comment
+
+
+@pytest.mark.parametrize("comment", ["end of book", "", "0.605s", "+0.32 0.605s"])
+def test_comment_score_without_a_score_and_depth(comment):
+    assert match.comment_score(comment) is None
 
 
 def _game(path, white, black, result, moves_and_comments):
