@@ -522,7 +522,7 @@ def _scaled(pos, score, phase, w_passed, b_passed):
 
 
 # --- The fast path ---------------------------------------------------------------------
-# PyPy: bench 38.5k -> 48.7k n/s (the last three of eight benches, four runs each)
+# PyPy: bench 1.11x (median 1.21x) after six benches, the first go 1.16x (bench_compare.py)
 @not_inlined
 def evaluate(pos):
     """Centipawns from the side to move's point of view."""
