@@ -54,16 +54,3 @@ def test_only_the_command_line_imports_uci():
         for name in engine_imports(path):
             assert name != "engine.uci", "engine/%s imports engine.uci" % path.name
 
-
-def test_jit_hint_returns_the_function_itself():
-    """engine.jit.not_inlined only advises PyPy: the decorated function is the same object,
-    and it still computes what it did."""
-    from engine.evaluate import evaluate
-    from engine.jit import not_inlined
-    from engine.position import Position
-
-    def plain(x):
-        return x + 1
-
-    assert not_inlined(plain) is plain and plain(1) == 2
-    assert isinstance(evaluate(Position()), int)
