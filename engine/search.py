@@ -41,7 +41,7 @@ ASPIRATION_MIN_DEPTH = 4    # narrow windows once scores are stable enough to pr
 ASPIRATION_DELTA = 30       # initial half-width (cp); grows by half on each fail
                             # (15: -3.5 +/- 40.8 Elo, pairs, 200 games at 10,000 nodes)
 USE_NULL_MOVE = True        # +38 +/- 41 Elo, 201 games at 10,000 nodes
-NULL_MOVE_MIN_DEPTH = 3
+NULL_MOVE_MIN_DEPTH = 3     # 2: -24.4 +/- 36.4 Elo (pairs), 200 games at 10,000 nodes
 USE_REVERSE_FUTILITY = True # +53 +/- 53 Elo, 120 games at 10,000 nodes
 RFP_MAX_DEPTH = 6
 RFP_MARGIN = 80             # per ply of depth
