@@ -41,14 +41,14 @@ def run(label, ours, theirs, positions, reference, rounds):
     total = {"ours": [0, 0.0], "ref": [0, 0.0]}
     print("\n%s perft, best of %d alternating rounds" % (label, rounds))
     print("%-10s %5s %10s %14s %14s %7s" % ("position", "depth", "nodes", "basilisk n/s", "python-chess", "ratio"))
+    if reference:
+        import chess
     for name, fen, depth in positions:
         ours_secs, ref_secs = [], []
-        nodes = ref_nodes = 0
         for _ in range(rounds):
             nodes, secs = timed(ours, Position(fen), depth)
             ours_secs.append(secs)
             if reference:
-                import chess
                 ref_nodes, secs = timed(theirs, chess.Board(fen), depth)
                 ref_secs.append(secs)
         secs = min(ours_secs)
