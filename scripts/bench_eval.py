@@ -26,7 +26,7 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Runs inside a checkout (cwd); FENs on stdin.  Uses only names every Basilisk commit
-# with caches has had: evaluate, clear_cache and _eval_cache.
+# with caches has had: evaluate, clear_cache, and clear_evaluations or (before it) _eval_cache.
 RUNNER = r"""
 import json, sys, time
 sys.path.insert(0, '.')
@@ -35,11 +35,12 @@ from engine.position import Position
 positions = [Position(fen) for fen in json.load(sys.stdin)]
 passes = int(sys.argv[1])
 evaluate = ev.evaluate
+clear_evaluations = getattr(ev, 'clear_evaluations', None) or ev._eval_cache.clear
 def one_pass(cold):
     if cold:
         ev.clear_cache()
     else:
-        ev._eval_cache.clear()
+        clear_evaluations()
     t0 = time.perf_counter()
     for pos in positions:
         evaluate(pos)

@@ -268,7 +268,7 @@ def test_fast_path_caches_return_the_same_value():
     for fen in POSITIONS:
         pos = Position(fen)
         first = evaluate(pos)
-        evaluate_module._eval_cache.clear()
+        evaluate_module.clear_evaluations()
         assert evaluate(pos) == first, "second call (pawn cache hit) differs: " + fen
         assert evaluate(pos) == first, "third call (eval cache hit) differs: " + fen
 
@@ -290,7 +290,7 @@ def test_king_moves_over_cached_pawns_match_reference():
             if not king_moves:
                 break
             pos.make(rng.choice(king_moves))
-            evaluate_module._eval_cache.clear()
+            evaluate_module.clear_evaluations()
             assert_paths_agree(pos)
             walked += 1
     assert walked >= 100

@@ -7,7 +7,7 @@ from engine.position import Position
 
 def test_jit_hint_returns_the_function_itself():
     """not_inlined only advises PyPy: the decorated function is the same object and still
-    works, and evaluate (which carries it) still evaluates."""
+    works, and evaluate (whose uncached path carries it) still evaluates."""
     def plain(x):
         return x + 1
 

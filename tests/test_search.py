@@ -275,13 +275,15 @@ def test_bench_starts_each_position_with_empty_caches_and_times_only_the_searche
             super().__init__(hash_mb)
 
         def search(self, pos, limits, timeman, **kw):
-            seen.append(len(ev._eval_cache))
+            seen.append(ev.cached_evaluations())
             return super().search(pos, limits, timeman, **kw)
 
     fens = ["r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"]
     monkeypatch.setattr(search_module, "Searcher", SlowSearcher)
-    ev._eval_cache[12345] = 0
+    ev.clear_cache()
+    ev.evaluate(Position(fens[0]))
+    assert ev.cached_evaluations() == 1     # the bench must empty it again
     nodes, seconds = run_bench(depth=2, positions=fens)
     nodes_again, _ = run_bench(depth=2, positions=fens)
     assert seen == [0, 0, 0, 0]
