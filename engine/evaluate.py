@@ -107,7 +107,7 @@ VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = (
 PAWN_CACHE_SIZE = 1 << 16     # each entry also caches its king-square terms (80% hits in bench)
 # Whole evaluations by Zobrist key: about a quarter of the search's calls repeat a position
 # (transpositions, re-searches, the next iteration), and a lookup costs a fraction of an eval.
-EVAL_CACHE_SIZE = 1 << 16
+EVAL_CACHE_SIZE = 1 << 16     # a power of two: the slot is the key masked by size - 1
 
 
 def _apply_overrides(text):
