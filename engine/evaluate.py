@@ -246,6 +246,7 @@ THREAT_MINOR_PACKED = pack(*THREAT_BY_MINOR)
 THREAT_ROOK_PACKED = pack(*THREAT_BY_ROOK)
 CHECK_N, CHECK_B, CHECK_R, CHECK_Q = (pack(SAFE_CHECK_MG[pt], SAFE_CHECK_EG[pt])
                                       for pt in (KNIGHT, BISHOP, ROOK, QUEEN))
+# push threats off alone: +6.9 +/- 39.9 Elo (pairs, LOS 63%), 200 games at 10,000 nodes: stays on
 PUSH_THREAT_PACKED = pack(*PAWN_PUSH_THREAT)
 OUTPOST_N_PACKED = pack(*OUTPOST_KNIGHT)
 OUTPOST_B_PACKED = pack(*OUTPOST_BISHOP)
