@@ -3,15 +3,16 @@
 Terms, each an (mg, eg) pair: material + piece-square values (kept incrementally in
 ``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward, connected by
 rank; outside pawn endings, passed pawns blocked, by rank, and with a safe stop square),
-passed-pawn king proximity and, in pawn endings, passed pawns the enemy king catches (the
-rule of the square), mobility (a value per piece type and number of safe squares: squares
-neither held by own pieces nor attacked by enemy pawns), king safety (attacks on the king
-zone, pawn shield, pawn storm, safe checks: a piece type able to check the enemy king from
-a square it may safely step to), bishop pair, threats (pieces attacked by a pawn, rooks and
-queens by a minor, queens by a rook, pieces a safe pawn push would attack), outposts (a
-knight or bishop on relative rank 4-6, defended by a pawn, that no enemy pawn can ever
-attack), mop-up against a bare king, rooks on (semi-)open files and tempo; the pawn storm
-is weighted 0 (a hand-set weight lost its match).  The mg and eg sums are blended by
+passed-pawn king proximity, the king's distance to its nearest pawn (endgame, not in pawn
+endings) and, in pawn endings, passed pawns the enemy king catches (the rule of the
+square), mobility (a value per piece type and number of safe squares: squares neither held
+by own pieces nor attacked by enemy pawns), king safety (attacks on the king zone, pawn
+shield, pawn storm, safe checks: a piece type able to check the enemy king from a square
+it may safely step to), bishop pair, threats (pieces attacked by a pawn, rooks and queens
+by a minor, queens by a rook, pieces a safe pawn push would attack), outposts (a knight or
+bishop on relative rank 4-6, defended by a pawn, that no enemy pawn can ever attack),
+mop-up against a bare king, rooks on (semi-)open files and tempo; the pawn storm is
+weighted 0 (a hand-set weight lost its match).  The mg and eg sums are blended by
 ``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
 scale (out of 64) shrinks the score where the side ahead has little chance to win.  With
 very little material engine.endgame's known results replace the score and its mating
@@ -46,8 +47,9 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
                             CONNECTED_MG, DOUBLED, ISOLATED, KING_ATTACK_UNITS, MOBILITY_EG,
                             MOBILITY_MG, MOPUP_EDGE, MOPUP_KINGS, PASSED_BLOCKED_EG,
                             PASSED_BLOCKED_MG, PASSED_EG, PASSED_MG, PASSED_SAFE_STOP,
-                            PASSER_ENEMY_KING, PASSER_OWN_KING, PAWN_PUSH_THREAT, ROOK_OPEN_FILE,
-                            ROOK_SEMI_OPEN_FILE, SAFE_CHECK_EG, SAFE_CHECK_MG,
+                            PASSER_ENEMY_KING, PASSER_OWN_KING, KING_PAWN_DISTANCE,
+                            PAWN_PUSH_THREAT, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE,
+                            SAFE_CHECK_EG, SAFE_CHECK_MG,
                             SCALE_OCB_BISHOPS_ONLY, SCALE_OCB_PER_PASSER, SCALE_OCB_WITH_PIECES,
                             SCALE_PAWNLESS_MINOR, SCALE_PAWNLESS_V_MINOR, SCALE_PAWNLESS_V_PIECES,
                             SCALE_TWO_KNIGHTS, SCALE_TWO_KNIGHTS_V_PAWNS, SHIELD_FAR, SHIELD_NEAR,
@@ -222,6 +224,22 @@ MANHATTAN = _square_metric(lambda df, dr: df + dr)
 CENTRE_MANHATTAN = [(3 - min(sq & 7, 7 - (sq & 7))) + (3 - min(sq >> 3, 7 - (sq >> 3)))
                     for sq in range(64)]
 
+# PAWN_RINGS[sq][d - 1]: the squares d king moves from sq on ranks 2-7 (where pawns stand;
+# machine words on PyPy)
+PAWN_RINGS = [tuple(sum(1 << t for t in range(8, 56) if DISTANCE[sq][t] == d)
+                    for d in range(1, 8)) for sq in range(64)]
+
+
+def nearest_pawn_distance(ksq, pawns):
+    """King moves from ksq to the nearest of pawns (a non-empty set)."""
+    d = 1
+    for ring in PAWN_RINGS[ksq]:
+        if ring & pawns:
+            return d
+        d += 1
+    return d
+
+
 # scale_rule()'s answers with a fixed factor (the opposite-bishops rule adds per passed pawn)
 SCALE_BY_RULE = {"SCALE_PAWNLESS_MINOR": SCALE_PAWNLESS_MINOR,
                  "SCALE_PAWNLESS_V_MINOR": SCALE_PAWNLESS_V_MINOR,
@@ -358,9 +376,9 @@ def _pawn_entry(wp, bp):
 
 def _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq):
     """Packed white-view sum of the terms that depend only on the pawns and the two king
-    squares: the pawn shields and storms (middlegame) and the kings' distances to passed
-    pawns' stop squares (endgame).  Cached per pawn structure by king squares, as the kings
-    seldom move."""
+    squares: the pawn shields and storms (middlegame), the kings' distances to passed
+    pawns' stop squares and each king's to its nearest pawn (endgame, not in pawn endings).
+    Cached per pawn structure by king squares, as the kings seldom move."""
     score = 0
     for us, own_pawns, enemy_pawns, own_passed, ksq, enemy_ksq, flip, step, sign in (
             (WHITE, wp, bp, w_passed, wksq, bksq, 0, 8, 1),
@@ -380,7 +398,20 @@ def _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq):
                 side += ((PASSER_ENEMY_KING * DISTANCE[enemy_ksq][stop]
                           - PASSER_OWN_KING * DISTANCE[ksq][stop]) * (rank - 2)) << 16
         score += sign * side
+    if KING_PAWN_DISTANCE:
+        score += _king_pawn_distances(wp, bp, wksq, bksq)
     return score
+
+
+def _king_pawn_distances(wp, bp, wksq, bksq):
+    """Packed white-view endgame term of each king's distance to its nearest pawn (not
+    counted in pawn endings, where evaluate() takes it back out of the cached sum)."""
+    score = 0
+    if wp:
+        score += KING_PAWN_DISTANCE * nearest_pawn_distance(wksq, wp)
+    if bp:
+        score -= KING_PAWN_DISTANCE * nearest_pawn_distance(bksq, bp)
+    return score << 16
 
 
 _pawn_cache = {}
@@ -592,8 +623,13 @@ def _evaluate(pos, key, slot):
                 return verdict[1]
             if MATING_DRIVE:
                 drive = verdict[1]
-    if not phase and (w_passed or b_passed):
-        s -= _caught_passers(w_passed, b_passed, wksq, bksq, pos.turn) << 16
+    if not phase:
+        # pawn endings: passed pawns the enemy king catches; the kings' distances to their
+        # own pawns do not count (with them the issue #13 GUI ending scored over a pawn)
+        if w_passed or b_passed:
+            s -= _caught_passers(w_passed, b_passed, wksq, bksq, pos.turn) << 16
+        if KING_PAWN_DISTANCE:
+            s -= _king_pawn_distances(wp, bp, wksq, bksq)
     if phase and (w_passed or b_passed):
         # passed pawns with their stop square occupied (in pawn endings the rule of the
         # square and the kings' distances judge them); black's stop squares lie on ranks
@@ -784,7 +820,7 @@ def _evaluate(pos, key, slot):
 # path, so a wrong table on either side shows up as a disagreement in the tests.
 TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: doubled",
               "pawns: backward", "pawns: connected", "passed: king distance", "passed: caught",
-              "passed: blocked", "passed: safe stop",
+              "passed: blocked", "passed: safe stop", "king: pawn distance",
               "mobility", "king attack", "safe checks", "king shield", "king storm", "bishop pair",
               "rook files", "threats", "push threats", "outposts", "tempo", "mop-up")
 
@@ -977,6 +1013,10 @@ def _reference_side_terms(pos, own, enemy, facts):
             add("pawns: backward", *BACKWARD)
         if connected:
             add("pawns: connected", CONNECTED_MG[rank], CONNECTED_EG[rank])
+
+    if own.squares[PAWN] and not pawn_ending:
+        add("king: pawn distance", 0,
+            KING_PAWN_DISTANCE * min(_king_distance(own.king, sq) for sq in own.squares[PAWN]))
 
     # mobility: attacked squares neither held by own pieces nor attacked by enemy pawns;
     # king attack: pieces hitting the enemy king's square or its neighbours

@@ -191,6 +191,10 @@ PASSED_SAFE_STOP = (6, 7)
 PASSER_ENEMY_KING = 7
 PASSER_OWN_KING = 8
 
+# Endgame, not in pawn endings: per step (king moves) between the king and its nearest
+# pawn.
+KING_PAWN_DISTANCE = 0
+
 # Pawn endings (kings and pawns only): a passed pawn the enemy king catches (inside the
 # pawn's square, counting the move) loses this much of its endgame value, by relative rank.
 CAUGHT_PASSER = (0, 0, 0, 0, 20, 120, 220, 0)

@@ -92,6 +92,9 @@ LAYOUT = (
      "king's counts for the pawn, the own king's against), times (relative rank - 2) from\n"
      "the 4th rank on.",
      ("PASSER_ENEMY_KING", "PASSER_OWN_KING")),
+    ("Endgame, not in pawn endings: per step (king moves) between the king and its nearest\n"
+     "pawn.",
+     ("KING_PAWN_DISTANCE",)),
     ("Pawn endings (kings and pawns only): a passed pawn the enemy king catches (inside the\n"
      "pawn's square, counting the move) loses this much of its endgame value, by relative rank.",
      ("CAUGHT_PASSER",)),
@@ -279,6 +282,7 @@ T_OUTPOST = {KNIGHT: _pair_term("OUTPOST_KNIGHT", "outposts"),
              BISHOP: _pair_term("OUTPOST_BISHOP", "outposts")}
 T_PASSER_ENEMY_KING = _term("PASSER_ENEMY_KING", None, ("PASSER_ENEMY_KING",), "passed: king distance")
 T_PASSER_OWN_KING = _term("PASSER_OWN_KING", None, ("PASSER_OWN_KING",), "passed: king distance")
+T_KING_PAWN = _term("KING_PAWN_DISTANCE", None, ("KING_PAWN_DISTANCE",), "king: pawn distance")
 T_CAUGHT = [None] + [_term("CAUGHT_PASSER[%d]" % rank, None, ("CAUGHT_PASSER", rank), "passed: caught")
                      for rank in range(1, 7)] + [None]
 T_UNITS = {pt: _term("KING_ATTACK_UNITS[%s]" % PIECE_NAMES[pt], ("KING_ATTACK_UNITS", pt), None,
@@ -372,6 +376,8 @@ def extract(pos):
                 add(T_PASSER_OWN_KING, -sign * ev.DISTANCE[kings[us]][stop] * (rank - 2))
             if not phase and ev.passer_caught(sq, us, kings[us], kings[them], pos.turn == them):
                 add(T_CAUGHT[rank], -sign)
+        if own_pawns and phase:
+            add(T_KING_PAWN, sign * ev.nearest_pawn_distance(kings[us], own_pawns))
         add(T_SHIELD_NEAR, sign * popcount(ev.SHIELD_NEAR_BB[us][kings[us]] & own_pawns))
         add(T_SHIELD_FAR, sign * popcount(ev.SHIELD_FAR_BB[us][kings[us]] & own_pawns))
         for rank in ev.storm_ranks(us, kings[us], own_pawns, enemy_pawns):

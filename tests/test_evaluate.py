@@ -552,6 +552,24 @@ def test_outposts_are_weighted_as_defined():
                            "OUTPOST_KNIGHT=30:20,OUTPOST_BISHOP=12:8")
 
 
+KING_PAWN_FENS = [   # (FEN, white-view row at KING_PAWN_DISTANCE -10: endgame only)
+    # white king e1, nearest own pawn a2 (4 steps); black king e8, nearest h7 (3 steps)
+    ("4k3/7p/8/8/8/8/P7/R3K3 w - - 0 1", [0, -10 * 4 + 10 * 3]),
+    ("4k3/7p/8/8/8/8/P7/R3K3 b - - 0 1", [0, -10]),           # the same for either side to move
+    ("4k3/8/8/8/8/8/P7/R3K3 w - - 0 1", [0, -40]),            # black has no pawn: no term
+    ("4k3/4p3/8/8/8/8/4P3/R3K3 w - - 0 1", [0, 0]),           # both kings beside a pawn
+    ("r3k3/8/8/8/8/3P4/8/4K3 w - - 0 1", [0, -20]),           # two steps: e1-d3
+    ("4k3/7p/8/8/8/8/P7/4K3 w - - 0 1", [0, 0]),              # a pawn ending: not counted
+]
+
+
+def test_king_pawn_distance_is_weighted_as_defined():
+    """Each king's distance (king moves) to its nearest own pawn, endgame half, not in pawn
+    endings, on both paths; nothing at weight 0."""
+    assert_term_as_defined("king: pawn distance", KING_PAWN_FENS, "KING_PAWN_DISTANCE=0",
+                           "KING_PAWN_DISTANCE=-10")
+
+
 STORM_FENS = [   # (FEN, white-view storm row at PAWN_STORM 0:1:2:4:8:16:32:0)
     ("6k1/8/8/8/6p1/8/5PPP/6K1 w - - 0 1", [4 - 3 * 32, 0]),  # g4 on white; f2, g2, h2 on black
     ("6k1/8/8/8/8/6p1/6P1/6K1 w - - 0 1", [0, 0]),           # g3 against g2: blocked, both ways
