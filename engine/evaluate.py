@@ -232,12 +232,10 @@ PAWN_RINGS = [tuple(sum(1 << t for t in range(8, 56) if DISTANCE[sq][t] == d)
 
 def nearest_pawn_distance(ksq, pawns):
     """King moves from ksq to the nearest of pawns (a non-empty set)."""
-    d = 1
-    for ring in PAWN_RINGS[ksq]:
+    for d, ring in enumerate(PAWN_RINGS[ksq], 1):
         if ring & pawns:
             return d
-        d += 1
-    return d
+    raise ValueError("no pawn")
 
 
 # scale_rule()'s answers with a fixed factor (the opposite-bishops rule adds per passed pawn)
