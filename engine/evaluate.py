@@ -1,21 +1,14 @@
 """Static evaluation: tapered material + piece-square score plus positional terms.
 
-Terms, each an (mg, eg) pair: material + piece-square values (kept incrementally in
-``pos.psq``), pawn structure (passed by rank, isolated, doubled, backward, connected by
-rank; outside pawn endings, passed pawns blocked, by rank, and with a safe stop square),
-passed-pawn king proximity, the king's distance to its nearest pawn (endgame, not in pawn
-endings) and, in pawn endings, passed pawns the enemy king catches (the rule of the
-square), mobility (a value per piece type and number of safe squares: squares neither held
-by own pieces nor attacked by enemy pawns), king safety (attacks on the king zone, pawn
-shield, pawn storm, safe checks: a piece type able to check the enemy king from a square
-it may safely step to), bishop pair, threats (pieces attacked by a pawn, rooks and queens
-by a minor, queens by a rook, pieces a safe pawn push would attack), outposts (a knight or
-bishop on relative rank 4-6, defended by a pawn, that no enemy pawn can ever attack),
-mop-up against a bare king, rooks on (semi-)open files and tempo; the pawn storm is
-weighted 0 (a hand-set weight lost its match).  The mg and eg sums are blended by
-``game_phase`` (24 with all pieces, 0 with only kings and pawns); then a drawish-ending
-scale (out of 64) shrinks the score where the side ahead has little chance to win.  With
-very little material engine.endgame's known results replace the score and its mating
+Each term is an (mg, eg) pair (engine/weights.py defines each one beside its weights):
+material + piece-square values (kept incrementally in ``pos.psq``), pawn structure, passed
+pawns (by rank, blocked, safe stop square, king proximity; in pawn endings the rule of the
+square), the king's distance to its nearest pawn, mobility by safe squares, king safety
+(zone attacks, shield, storm, safe checks), bishop pair, threats, pawn push threats,
+outposts, rooks on (semi-)open files, tempo and mop-up against a bare king.  The mg and eg
+sums are blended by ``game_phase`` (24 with all pieces, 0 with kings and pawns only); a
+drawish-ending scale (out of 64) shrinks the score where the side ahead can hardly win; with
+very little material engine.endgame's known results replace the score, and its mating
 drives (KBNK, KRK) are added to it.
 
 ``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
@@ -25,11 +18,10 @@ whole evaluations.
 as a table from white's view (what the UCI ``eval`` command prints); the tests require
 ``evaluate`` to agree with its 'total'.
 
-The weights come from engine.weights (scripts/tune.py fits them to game results); the
-matches that justify each term are listed below, beside the switches for A/B matches.
-BASILISK_EVAL overrides both at import (``MOBILITY_PERCENT=50,BISHOP_PAIR=20:40``, a pair
-as mg:eg); ``PSQT_ONLY=1`` reduces evaluate to material + PST.  scripts/ablations.py names
-the setting that switches each term off for an A/B match.
+BASILISK_EVAL overrides weights and switches at import
+(``MOBILITY_PERCENT=50,BISHOP_PAIR=20:40``, a pair as mg:eg); ``PSQT_ONLY=1`` reduces
+evaluate to material + PST; scripts/ablations.py names the setting that switches each term
+off for an A/B match.
 """
 
 import os
