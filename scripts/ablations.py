@@ -39,6 +39,7 @@ EVAL_ABLATIONS = {
                         ("passed: blocked",)),
     "safe stop squares": ("PASSED_SAFE_STOP=0:0", ("passed: safe stop",)),
     "outposts": ("OUTPOST_KNIGHT=0:0,OUTPOST_BISHOP=0:0", ("outposts",)),
+    "king-pawn distance": ("KING_PAWN_DISTANCE=0", ("king: pawn distance",)),
     "rook files": ("ROOK_OPEN_FILE=0:0,ROOK_SEMI_OPEN_FILE=0:0", ("rook files",)),
     "tempo": ("TEMPO=0:0", ("tempo",)),
     "endgame scaling": ("SCALE_MAX_PHASE=-1", ()),      # the 'scale' row stays 64
