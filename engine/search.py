@@ -46,7 +46,7 @@ USE_REVERSE_FUTILITY = True # +53 +/- 53 Elo, 120 games at 10,000 nodes
 RFP_MAX_DEPTH = 6
 RFP_MARGIN = 80             # per ply of depth
 USE_RAZORING = False        # off: -9 +/- 43 Elo, 200 games at 3000 nodes; on at 10,000
-                            # nodes +9.6 +/- 29.9 (pairs, LOS 73.5%), 400 games
+                            # nodes -3.5 +/- 24.0 (pairs, LOS 38.8%), 600 games
 RAZOR_MAX_DEPTH = 2         # 3 against 2 (both on): -10.4 +/- 39.0 Elo (pairs), 200 games at 10,000 nodes
 RAZOR_MARGIN = 250          # per ply of depth
 USE_FUTILITY = True         # +32 +/- 50 Elo, 120 games at 10,000 nodes
