@@ -122,6 +122,10 @@ _LOGS = [0.0] + [math.log(_i) / math.sqrt(LMR_DIVISOR) for _i in range(1, 64)]
 LMR = [[0] * 64] + [[0] + [int(LMR_BASE + _ld * _lm) for _lm in _LOGS[1:]] for _ld in _LOGS[1:]]
 
 _INF = float("inf")
+# the first picks of a node's move loop by max() + index(), the rest from one sort (same
+# order): most nodes that cut do so early, the others pick 20-30 moves; run_bench(depth=5)
+# 1.4% fewer instructions with 2 (1 or 3 within 0.02%)
+MAX_PICKS = 2
 QS_TT_SCORE = 1 << 20       # above every score_captures() score
 
 
@@ -526,6 +530,8 @@ class Searcher:
         prev_move = stack[-1][0] if stack else 0
         scores = None
         unchecked = []          # good-band captures whose SEE is run when picked
+        order = None            # the move indices, sorted once from the third pick
+        picks = at = 0
         best_score = -VALUE_INFINITE
         best_move = 0
         searched = 0
@@ -565,16 +571,40 @@ class Searcher:
                         and (futile or (searched >= lmp_limit and best_score > -VALUE_MATE_IN_MAX_PLY))):
                     _drop_quiet_non_checks(pos, moves, scores)    # 2.3x fewer picks in bench
                     quiets_dropped = True
-                s = max(scores)
-                if s == USED:
-                    break
-                i = scores.index(s)
+                if order is None:
+                    if picks < MAX_PICKS:
+                        picks += 1
+                        s = max(scores)
+                        if s == USED:
+                            break
+                        i = scores.index(s)
+                    else:
+                        # descending and stable: the order max() + index() would give
+                        order = sorted(range(len(scores)), key=scores.__getitem__, reverse=True)
+                        at = 0
+                if order is not None:
+                    s = USED
+                    while at < len(order):
+                        i = order[at]
+                        at += 1
+                        s = scores[i]
+                        if s != USED:
+                            break
+                    if s == USED:
+                        break
                 if unchecked and i in unchecked:
                     # a capture of a lesser piece: its SEE, deferred to here (2.5% fewer
                     # instructions in bench), may send it to the bad band
                     unchecked.remove(i)
                     if not see_ge(pos, moves[i], 0):
-                        scores[i] = s - GOOD_CAPTURE + BAD_CAPTURE
+                        s = scores[i] = s - GOOD_CAPTURE + BAD_CAPTURE
+                        if order is not None:
+                            # back into the order where max() would find it
+                            j = at
+                            while j < len(order) and (scores[order[j]] > s or (
+                                    scores[order[j]] == s and order[j] < i)):
+                                j += 1
+                            order.insert(j, i)
                         continue
                 scores[i] = USED
                 move = moves[i]
