@@ -74,6 +74,7 @@ LMR_MIN_DEPTH = 3
 LMR_BASE = 0.5              # reduction = LMR_BASE + ln(depth) * ln(move number) / LMR_DIVISOR
                             # (0.75: -10.4 +/- 41.9 Elo, pairs, 200 games at 10,000 nodes)
 LMR_DIVISOR = 2.25          # against 2.75: +29.6 +/- 27.7 Elo (pairs), 400 games at 10,000 nodes
+                            # (2.0: +9.6 +/- 28.3, LOS 74.7%, 400 games at 10,000 nodes)
 LMR_CUT_NODE = 0            # extra reduction at expected cut nodes; 1: -106 +/- 59 Elo, 75 games at 10k nodes
 LMR_HISTORY_DIV = 8192      # one ply less (more) reduction per this much good (bad) history
 USE_SEE_PRUNING = True      # +52 +/- 43 Elo, 200 games at 3000 nodes
