@@ -167,14 +167,8 @@ class MoveOrderer:
         for k in self.killers:
             k[0] = k[1] = 0
 
-    def score(self, pos, moves, ply, counter_move, unchecked=None):
-        """One ordering score per move (see the bands in the module docstring).
-
-        With a list ``unchecked``, a capture of a lesser piece is scored in the good band
-        without its SEE and its index appended there: the caller runs the SEE when it picks
-        the move and moves it to the bad band (same score within it) if it fails, so the
-        order is the same and captures never picked cost no SEE.
-        """
+    def score(self, pos, moves, ply, counter_move):
+        """One ordering score per move (see the bands in the module docstring)."""
         board = pos.board
         history = self.history
         capture_history = self.capture_history
@@ -195,12 +189,7 @@ class MoveOrderer:
                     continue
                 s = (SEE_VALUE[victim] * CAPTURE_VICTIM_SCALE
                      + capture_history[(piece << 6 | to) << 3 | victim])
-                if SEE_VALUE[victim] >= SEE_VALUE[attacker]:
-                    append(GOOD_CAPTURE + s)
-                elif unchecked is not None:
-                    unchecked.append(len(scores))
-                    append(GOOD_CAPTURE + s)
-                elif see_ge(pos, m, 0):
+                if SEE_VALUE[victim] >= SEE_VALUE[attacker] or see_ge(pos, m, 0):
                     append(GOOD_CAPTURE + s)
                 else:
                     append(BAD_CAPTURE + s)

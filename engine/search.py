@@ -27,8 +27,7 @@ import time
 from engine.bitboard import LINE
 from engine.evaluate import evaluate, clear_cache as clear_eval_cache
 from engine.movegen import generate_moves, generate_captures, is_legal_move
-from engine.ordering import (MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE,
-                             BAD_CAPTURE)
+from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
 from engine.position import Position
 from engine.tt import new_table, SharedTranspositionTable, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
 from engine.tunables import apply_overrides
@@ -530,7 +529,6 @@ class Searcher:
         stack = pos.stack
         prev_move = stack[-1][0] if stack else 0
         scores = None
-        unchecked = []          # good-band captures whose SEE is run when picked
         order = None            # the move indices, sorted once from the third pick
         picks = at = 0
         best_score = -VALUE_INFINITE
@@ -565,7 +563,7 @@ class Searcher:
                     if moves is None:
                         moves = generate_moves(pos)
                     scores = orderer.score(pos, moves, ply, orderer.counter_move(pos, prev_move)
-                                           if USE_COUNTERMOVE else 0, unchecked)
+                                           if USE_COUNTERMOVE else 0)
                     if tt_ok:
                         scores[moves.index(tt_move)] = USED
                 if (not quiets_dropped and searched
@@ -593,20 +591,6 @@ class Searcher:
                             break
                     if s == USED:
                         break
-                if unchecked and i in unchecked:
-                    # a capture of a lesser piece: its SEE, deferred to here (2.5% fewer
-                    # instructions in bench), may send it to the bad band
-                    unchecked.remove(i)
-                    if not see_ge(pos, moves[i], 0):
-                        s = scores[i] = s - GOOD_CAPTURE + BAD_CAPTURE
-                        if order is not None:
-                            # back into the order where max() would find it
-                            j = at
-                            while j < len(order) and (scores[order[j]] > s or (
-                                    scores[order[j]] == s and order[j] < i)):
-                                j += 1
-                            order.insert(j, i)
-                        continue
                 scores[i] = USED
                 move = moves[i]
             is_quiet = not move & MOVE_CAPTURE_OR_PROMOTION

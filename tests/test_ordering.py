@@ -92,24 +92,3 @@ def test_the_search_feeds_the_capture_history():
         search.Searcher.search = original
     assert seen and seen[0] > 10
 
-
-def test_deferred_see_gives_the_scores_of_the_eager_one():
-    """score(..., unchecked): each deferred capture, once its SEE is run as the search runs
-    it when picking the move, ends where the eager scoring puts it; nothing else differs."""
-    rng = random.Random(7)
-    orderer = ordering.MoveOrderer()
-    orderer.capture_history = [rng.randrange(-3000, 3000) for _ in orderer.capture_history]
-    deferred_total = 0
-    positions = {pos.fen(): pos for pos, _ in captures_from_playouts(seed=9)}
-    for pos in positions.values():
-        moves = generate_moves(pos)
-        eager = orderer.score(pos, moves, 0, 0)
-        unchecked = []
-        lazy = orderer.score(pos, moves, 0, 0, unchecked)
-        for i in unchecked:
-            assert lazy[i] > ordering.KILLER_1        # in the good band
-            if not ordering.see_ge(pos, moves[i], 0):
-                lazy[i] += ordering.BAD_CAPTURE - ordering.GOOD_CAPTURE
-        assert lazy == eager
-        deferred_total += len(unchecked)
-    assert len(positions) > 50 and deferred_total > 50

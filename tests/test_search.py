@@ -264,12 +264,11 @@ def test_bench_signature_is_pinned():
 @pytest.mark.parametrize("max_picks", [0, 1, 1000])
 def test_sorting_the_moves_keeps_the_order_max_would_give(monkeypatch, max_picks):
     """The move loop picks by max() first, then from one sort: the same tree either way,
-    deferred SEE demotions and dropped quiet moves included."""
+    dropped quiet moves included."""
     import engine.search as search_module
-    positions = search_module.BENCH_POSITIONS
-    expected = run_bench(depth=5, positions=positions)[0]
+    expected = run_bench(depth=5)[0]
     monkeypatch.setattr(search_module, "MAX_PICKS", max_picks)
-    assert run_bench(depth=5, positions=positions)[0] == expected
+    assert run_bench(depth=5)[0] == expected
 
 
 def test_bench_starts_each_position_with_empty_caches_and_times_only_the_searches(monkeypatch):
