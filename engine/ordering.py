@@ -1,8 +1,9 @@
 """Move ordering: static exchange evaluation, capture history, killers, history, countermoves.
 
 The search tries the (validated) TT move before anything is scored, then scores the
-rest once with ``MoveOrderer.score`` and picks the best remaining move each time
-(``max`` + ``index`` run in C), so a cutoff early in the list wastes little.
+rest once with ``MoveOrderer.score``; it picks its first moves by ``max`` + ``index`` (run
+in C), so a cutoff early in the list wastes little, and the rest from one stable sort in
+the same order (engine.search's ``MAX_PICKS``).
 
 Score bands, best first:
     queen promotions
