@@ -101,6 +101,10 @@ DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alph
 # +12.2 +/- 35.3 (200 games)
 USE_QS_TT_STAND_PAT = True
 USE_QS_TT_MOVE = True
+# a fail-high's score pulled toward beta, (score x depth + beta) / (depth + 1), before it
+# is stored and returned (Stockfish 16's): +12.2 +/- 27.2 Elo (pairs, LOS 81.1%), 400 games
+# at 10,000 nodes
+USE_FAIL_HIGH_BLEND = True
 # Time use between iterations (clock games): the soft limit times 0.7 + 0.4 per recent
 # change of best move (up to 2) and, with USE_FALLING_EVAL_AND_EASY_MOVE, times
 # 1 + (drop of the score from the mean of the two iterations before) / FALLING_EVAL_CP
@@ -691,6 +695,9 @@ class Searcher:
         # Step 7. store
         if best_score >= beta:
             bound = BOUND_LOWER
+            if (USE_FAIL_HIGH_BLEND and abs(best_score) < VALUE_MATE_IN_MAX_PLY
+                    and abs(beta) < VALUE_MATE_IN_MAX_PLY):
+                best_score = (best_score * depth + beta) // (depth + 1)
         elif pv_node and best_move:
             bound = BOUND_EXACT
         else:

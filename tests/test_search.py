@@ -252,7 +252,7 @@ def test_see(fen, uci, value):
 # holds more entries per MB.  It changes only with a deliberate change to the search (or to
 # what it depends on: evaluation, ordering, move generation order, the table); update both
 # numbers in that commit and say so in its message.
-BENCH_NODES = {"CPython": 76960, "PyPy": 76954}
+BENCH_NODES = {"CPython": 81977, "PyPy": 82174}
 
 
 def test_bench_signature_is_pinned():
@@ -473,6 +473,26 @@ def test_probcut_cuts_a_node_a_winning_capture_beats_by_a_margin(monkeypatch):
         assert pos.fen() == fen
     assert results[True][0] and results[False][0]
     assert results[True][1] < results[False][1]
+
+
+def test_a_fail_high_score_is_pulled_toward_beta_by_depth(monkeypatch):
+    """With USE_FAIL_HIGH_BLEND, a node whose best move beats beta returns (and stores)
+    (score x depth + beta) / (depth + 1) of the score it found: still a fail high, nearer
+    beta; off, the score as found."""
+    import engine.search as search_module
+    from engine.evaluate import evaluate
+    fen = "rnb1kbnr/pppp1ppp/8/3qp3/8/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 3"   # Nxd5 wins the queen
+    scores = {}
+    for blend in (True, False):
+        monkeypatch.setattr(search_module, "USE_FAIL_HIGH_BLEND", blend)
+        pos = Position(fen)
+        beta = evaluate(pos) + 300      # out of reach of reverse futility at depth 2
+        scores[blend], _ = null_window_search(pos, 2, beta)
+        assert pos.fen() == fen
+    found = scores[False]
+    assert found >= beta + 500, "the queen capture should beat beta by far"
+    assert scores[True] == (found * 2 + beta) // 3
+    assert beta <= scores[True] < found
 
 
 def test_move_futility_skips_quiet_moves_whose_reduced_depth_cannot_reach_alpha(monkeypatch):
