@@ -13,7 +13,7 @@ Steps of a node (``# Step N.`` in ``_search``, then ``_moves``): 1 horizon, stop
 draws, mate distance; 3 TT probe; 4 static eval, reverse futility, razoring, null move,
 ProbCut; 5 internal iterative reduction; 6 the moves: TT move first, SEE, futility (per
 node and per move), quiet SEE and late-move pruning, check extension, LMR, PVS, history
-updates; 7 TT store.
+updates; 7 TT store (a fail high's score pulled toward beta first).
 
 Tunables are the upper-case constants below (figures: docs/measurements.md), overridden
 at import by BASILISK_SEARCH (e.g. ``USE_NULL_MOVE=0``) for A/B matches.  ``run_bench()``
