@@ -477,8 +477,8 @@ def test_probcut_cuts_a_node_a_winning_capture_beats_by_a_margin(monkeypatch):
 
 def test_a_fail_high_score_is_pulled_toward_beta_by_depth(monkeypatch):
     """With USE_FAIL_HIGH_BLEND, a node whose best move beats beta returns (and stores)
-    (score x depth + beta) / (depth + 1) of the score it found: still a fail high, nearer
-    beta; off, the score as found."""
+    (found x depth + beta) / (depth + 1), where found is its best move's score: still a
+    fail high, nearer beta; off, found itself."""
     import engine.search as search_module
     from engine.evaluate import evaluate
     fen = "rnb1kbnr/pppp1ppp/8/3qp3/8/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 3"   # Nxd5 wins the queen
