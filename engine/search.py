@@ -70,7 +70,7 @@ LMP_MAX_DEPTH = 6
 # decide there); +5.2 +/- 19.6 Elo (pairs), 200 games from Stockfish-scored pawn endings at 10,000 nodes
 USE_FULL_WIDTH_PAWN_ENDINGS = True
 USE_LMR = True              # +60 (+55/-52) Elo, 134 games at 3000 nodes
-LMR_MIN_DEPTH = 3
+LMR_MIN_DEPTH = 3           # 2 searches the same tree: a depth-2 move's reduction is capped at 0
 LMR_BASE = 0.5              # reduction = LMR_BASE + ln(depth) * ln(move number) / LMR_DIVISOR
                             # (0.75: -10.4 +/- 41.9 Elo, pairs, 200 games at 10,000 nodes)
 LMR_DIVISOR = 2.25          # against 2.75: +29.6 +/- 27.7 Elo (pairs), 400 games at 10,000 nodes
@@ -78,8 +78,9 @@ LMR_DIVISOR = 2.25          # against 2.75: +29.6 +/- 27.7 Elo (pairs), 400 game
 LMR_CUT_NODE = 0            # extra reduction at expected cut nodes; 1: -106 +/- 59 Elo, 75 games at 10k nodes
 LMR_HISTORY_DIV = 8192      # one ply less (more) reduction per this much good (bad) history
 USE_SEE_PRUNING = True      # +52 +/- 43 Elo, 200 games at 3000 nodes
-SEE_PRUNE_MAX_DEPTH = 4
+SEE_PRUNE_MAX_DEPTH = 4     # 8: -1.7 +/- 37.9 Elo (pairs), 200 games at 10,000 nodes
 SEE_PRUNE_MARGIN = 80       # a capture losing more than this per ply of depth is skipped
+                            # (120: +0.0 +/- 41.6 Elo (pairs), 200 games at 10,000 nodes)
 USE_IIR = False             # on: -10 +/- 42 Elo at 3000 nodes (200 games), -67 +/- 57 at 10k (121)
 USE_COUNTERMOVE = True      # +44 +/- 41 Elo, 200 games at 3000 nodes
 # captures ordered by victim value and capture history (engine.ordering; off, the history
@@ -93,6 +94,7 @@ PROBCUT_MIN_DEPTH = 5
 PROBCUT_MARGIN = 190        # cp above beta a capture's shallow search must reach (Stockfish 11's) ...
 PROBCUT_IMPROVING = 45      # ... less this while the static eval improves
 DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
+                            # (150: +5.2 +/- 41.5 Elo (pairs), 200 games at 10,000 nodes)
 # qsearch: the stand pat taken from the TT score where its bound says the static eval is
 # too low (lower bound above it) or too high (upper bound below it), as Stockfish's, except
 # in pawn endings (there it lifted issue #13's GUI ending to 112 cp at depths 8-11, bound
