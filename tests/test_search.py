@@ -252,7 +252,7 @@ def test_see(fen, uci, value):
 # holds more entries per MB.  It changes only with a deliberate change to the search (or to
 # what it depends on: evaluation, ordering, move generation order, the table); update both
 # numbers in that commit and say so in its message.
-BENCH_NODES = {"CPython": 81977, "PyPy": 82174}
+BENCH_NODES = {"CPython": 95386, "PyPy": 95242}
 
 
 def test_bench_signature_is_pinned():
@@ -473,6 +473,46 @@ def test_probcut_cuts_a_node_a_winning_capture_beats_by_a_margin(monkeypatch):
         assert pos.fen() == fen
     assert results[True][0] and results[False][0]
     assert results[True][1] < results[False][1]
+
+
+def test_a_recapture_at_a_pv_node_is_searched_a_ply_deeper(monkeypatch):
+    """With USE_RECAPTURE_EXT, at a PV node a capture on the square where the opponent has
+    just captured is searched at the node's own depth, not a ply less; other moves, and
+    recaptures at non-PV nodes, are not extended (axb5, a capture elsewhere, neither);
+    off, nothing is."""
+    import engine.search as search_module
+    from engine.notation import parse_uci_move
+    from engine.types import MOVE_CAPTURE
+    fen = "rnbqkb1r/1ppppppp/p4n2/1P4B1/8/3P4/P1P1PPPP/RN1QKBNR w KQkq - 0 4"
+    f6 = 5 + 8 * 5
+    for extend in (True, False):
+        monkeypatch.setattr(search_module, "USE_RECAPTURE_EXT", extend)
+        for pv in (True, False):
+            pos = Position(fen)
+            pos.make(parse_uci_move(pos, "g5f6"))          # Bxf6: black may recapture
+            searcher = Searcher(1)
+            searcher.timeman = TimeManager(Limits(), 0)
+            searcher.root_depth = 2         # extensions stop at twice the root's depth
+            original = searcher._search
+            calls = []
+
+            def spy(pos, depth, alpha, beta, ply, cut_node, in_check):
+                if ply == 2:
+                    calls.append((pos.stack[-1][0], depth))
+                return original(pos, depth, alpha, beta, ply, cut_node, in_check)
+
+            searcher._search = spy
+            alpha, beta = (-VALUE_INFINITE, VALUE_INFINITE) if pv else (-1, 0)
+            original(pos, 2, alpha, beta, 1, False, False)
+            recaptures = [d for m, d in calls if m >> 6 & 63 == f6]
+            others = [d for m, d in calls if m >> 6 & 63 != f6]
+            assert recaptures and (others or not pv)
+            assert not pv or any(m & MOVE_CAPTURE and m >> 6 & 63 != f6 for m, _ in calls)
+            assert max(others, default=1) <= 1
+            if extend and pv:
+                assert set(recaptures) == {2}, "a recapture at a PV node goes a ply deeper"
+            else:
+                assert max(recaptures) <= 1
 
 
 def test_a_fail_high_score_is_pulled_toward_beta_by_depth(monkeypatch):
