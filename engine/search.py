@@ -560,6 +560,11 @@ class Searcher:
         quiet_see = USE_QUIET_SEE_PRUNING and prune_ok and not futile
         check_info = None
         extend_ok = ply < 2 * self.root_depth
+        # at a PV node, the square the opponent has just captured on: a move there (always a
+        # recapture: the capturer stands on it) is extended; -1 where none may be
+        recapture_to = (prev_move >> TO_SHIFT & SQ_MASK
+                        if USE_RECAPTURE_EXT and pv_node and extend_ok and prev_move & MOVE_CAPTURE
+                        else -1)
         lmr_ok = USE_LMR and depth >= LMR_MIN_DEPTH and not in_check
         lmr_row = LMR[depth if depth < 64 else 63]
         s = GOOD_CAPTURE
@@ -643,9 +648,7 @@ class Searcher:
                 else:
                     ext = True
                 new_depth = depth if ext else depth - 1
-            elif (USE_RECAPTURE_EXT and pv_node and extend_ok and move & MOVE_CAPTURE
-                  and prev_move & MOVE_CAPTURE
-                  and (move ^ prev_move) >> TO_SHIFT & SQ_MASK == 0):
+            elif move >> TO_SHIFT & SQ_MASK == recapture_to:
                 new_depth = depth
             else:
                 new_depth = depth - 1

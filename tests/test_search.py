@@ -482,9 +482,7 @@ def test_a_recapture_at_a_pv_node_is_searched_a_ply_deeper(monkeypatch):
     off, nothing is."""
     import engine.search as search_module
     from engine.notation import parse_uci_move
-    from engine.types import MOVE_CAPTURE
     fen = "rnbqkb1r/1ppppppp/p4n2/1P4B1/8/3P4/P1P1PPPP/RN1QKBNR w KQkq - 0 4"
-    f6 = 5 + 8 * 5
     for extend in (True, False):
         monkeypatch.setattr(search_module, "USE_RECAPTURE_EXT", extend)
         for pv in (True, False):
@@ -498,16 +496,16 @@ def test_a_recapture_at_a_pv_node_is_searched_a_ply_deeper(monkeypatch):
 
             def spy(pos, depth, alpha, beta, ply, cut_node, in_check):
                 if ply == 2:
-                    calls.append((pos.stack[-1][0], depth))
+                    calls.append((move_to_uci(pos.stack[-1][0]), depth))
                 return original(pos, depth, alpha, beta, ply, cut_node, in_check)
 
             searcher._search = spy
             alpha, beta = (-VALUE_INFINITE, VALUE_INFINITE) if pv else (-1, 0)
             original(pos, 2, alpha, beta, 1, False, False)
-            recaptures = [d for m, d in calls if m >> 6 & 63 == f6]
-            others = [d for m, d in calls if m >> 6 & 63 != f6]
+            recaptures = [d for m, d in calls if m[2:4] == "f6"]
+            others = [d for m, d in calls if m[2:4] != "f6"]
             assert recaptures and (others or not pv)
-            assert not pv or any(m & MOVE_CAPTURE and m >> 6 & 63 != f6 for m, _ in calls)
+            assert not pv or ("a6b5", 1) in calls
             assert max(others, default=1) <= 1
             if extend and pv:
                 assert set(recaptures) == {2}, "a recapture at a PV node goes a ply deeper"
