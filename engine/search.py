@@ -75,7 +75,9 @@ LMR_BASE = 0.5              # reduction = LMR_BASE + ln(depth) * ln(move number)
                             # (0.75: -10.4 +/- 41.9 Elo, pairs, 200 games at 10,000 nodes)
 LMR_DIVISOR = 2.25          # against 2.75: +29.6 +/- 27.7 Elo (pairs), 400 games at 10,000 nodes
                             # (2.0: +9.6 +/- 28.3, LOS 74.7%, 400 games at 10,000 nodes)
-LMR_CUT_NODE = 0            # extra reduction at expected cut nodes; 1: -106 +/- 59 Elo, 75 games at 10k nodes
+# extra LMR reduction at expected cut nodes; 1: 0.0 +/- 22.2 Elo (pairs), 600 games at 10,000
+# nodes on bab0d45 (-106 +/- 59 over 75 games at 3a2db28)
+LMR_CUT_NODE = 0
 LMR_HISTORY_DIV = 8192      # one ply less (more) reduction per this much good (bad) history
 USE_SEE_PRUNING = True      # +52 +/- 43 Elo, 200 games at 3000 nodes
 SEE_PRUNE_MAX_DEPTH = 4     # 8: -1.7 +/- 37.9 Elo (pairs), 200 games at 10,000 nodes

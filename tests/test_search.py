@@ -513,6 +513,48 @@ def test_a_recapture_at_a_pv_node_is_searched_a_ply_deeper(monkeypatch):
                 assert max(recaptures) <= 1
 
 
+def test_late_quiet_moves_at_an_expected_cut_node_are_reduced_a_ply_more(monkeypatch):
+    """With LMR_CUT_NODE = 1, each quiet move LMR reduces at an expected cut node is first
+    searched a ply shallower than at the same node not expected to cut; moves LMR leaves
+    alone (the first, captures, checks) keep their depth; at 0 the two nodes search alike.
+    (Pruning is off, so both nodes search every move, in the same order.)"""
+    import engine.search as search_module
+    from engine.evaluate import evaluate
+    for name in ("USE_REVERSE_FUTILITY", "USE_NULL_MOVE", "USE_PROBCUT", "USE_FUTILITY",
+                 "USE_MOVE_FUTILITY", "USE_LMP", "USE_QUIET_SEE_PRUNING", "USE_SEE_PRUNING"):
+        monkeypatch.setattr(search_module, name, False)
+    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+    for extra in (1, 0):
+        monkeypatch.setattr(search_module, "LMR_CUT_NODE", extra)
+        first_depths = {}
+        for cut_node in (True, False):
+            pos = Position(fen)
+            beta = evaluate(pos) + 2000         # every move fails low: all are searched
+            searcher = Searcher(1)
+            searcher.timeman = TimeManager(Limits(), 0)
+            original = searcher._search
+            depths = {}
+
+            def spy(pos, depth, alpha, beta, ply, cut_node, in_check):
+                if ply == 2:
+                    depths.setdefault(move_to_uci(pos.stack[-1][0]), depth)
+                return original(pos, depth, alpha, beta, ply, cut_node, in_check)
+
+            searcher._search = spy
+            original(pos, 6, beta - 1, beta, 1, cut_node, False)
+            assert len(depths) == len(generate_moves(Position(fen)))
+            first_depths[cut_node] = depths
+        cut, other = first_depths[True], first_depths[False]
+        shallower = [m for m in cut if cut[m] < other[m]]
+        if extra:
+            assert len(shallower) >= 10, "late quiet moves go a ply shallower at a cut node"
+            assert all(cut[m] == other[m] - 1 for m in shallower)
+            assert all(cut[m] == other[m] for m in cut if m not in shallower)
+            assert cut["c4f7"] == other["c4f7"] == 5, "a capture (and check) is not reduced"
+        else:
+            assert cut == other
+
+
 def test_a_fail_high_score_is_pulled_toward_beta_by_depth(monkeypatch):
     """With USE_FAIL_HIGH_BLEND, a node whose best move beats beta returns (and stores)
     (found x depth + beta) / (depth + 1), where found is its best move's score: still a
