@@ -453,6 +453,23 @@ def null_window_search(pos, depth, beta, cut_node=False):
     return score, searcher.nodes
 
 
+def child_search_spy(record):
+    """A fresh 1 MB searcher that never runs out of time, whose ``_search`` first passes
+    each call at ply 2 to record(UCI of the move that led there, depth); returns
+    (searcher, the unspied ``_search``, to start a node at ply 1 with)."""
+    searcher = Searcher(1)
+    searcher.timeman = TimeManager(Limits(), 0)
+    original = searcher._search
+
+    def spy(pos, depth, alpha, beta, ply, cut_node, in_check):
+        if ply == 2:
+            record(move_to_uci(pos.stack[-1][0]), depth)
+        return original(pos, depth, alpha, beta, ply, cut_node, in_check)
+
+    searcher._search = spy
+    return searcher, original
+
+
 def test_probcut_cuts_a_node_a_winning_capture_beats_by_a_margin(monkeypatch):
     """At a non-PV node of depth >= 5, a capture winning far more than beta asks (by SEE) is
     verified by quiescence and a search 4 plies shallower, which cut the node: the same
@@ -488,20 +505,11 @@ def test_a_recapture_at_a_pv_node_is_searched_a_ply_deeper(monkeypatch):
         for pv in (True, False):
             pos = Position(fen)
             pos.make(parse_uci_move(pos, "g5f6"))          # Bxf6: black may recapture
-            searcher = Searcher(1)
-            searcher.timeman = TimeManager(Limits(), 0)
-            searcher.root_depth = 2         # extensions stop at twice the root's depth
-            original = searcher._search
             calls = []
-
-            def spy(pos, depth, alpha, beta, ply, cut_node, in_check):
-                if ply == 2:
-                    calls.append((move_to_uci(pos.stack[-1][0]), depth))
-                return original(pos, depth, alpha, beta, ply, cut_node, in_check)
-
-            searcher._search = spy
+            searcher, search = child_search_spy(lambda move, depth: calls.append((move, depth)))
+            searcher.root_depth = 2         # extensions stop at twice the root's depth
             alpha, beta = (-VALUE_INFINITE, VALUE_INFINITE) if pv else (-1, 0)
-            original(pos, 2, alpha, beta, 1, False, False)
+            search(pos, 2, alpha, beta, 1, False, False)
             recaptures = [d for m, d in calls if m[2:4] == "f6"]
             others = [d for m, d in calls if m[2:4] != "f6"]
             assert recaptures and (others or not pv)
@@ -530,18 +538,9 @@ def test_late_quiet_moves_at_an_expected_cut_node_are_reduced_a_ply_more(monkeyp
         for cut_node in (True, False):
             pos = Position(fen)
             beta = evaluate(pos) + 2000         # every move fails low: all are searched
-            searcher = Searcher(1)
-            searcher.timeman = TimeManager(Limits(), 0)
-            original = searcher._search
             depths = {}
-
-            def spy(pos, depth, alpha, beta, ply, cut_node, in_check):
-                if ply == 2:
-                    depths.setdefault(move_to_uci(pos.stack[-1][0]), depth)
-                return original(pos, depth, alpha, beta, ply, cut_node, in_check)
-
-            searcher._search = spy
-            original(pos, 6, beta - 1, beta, 1, cut_node, False)
+            _, search = child_search_spy(depths.setdefault)    # the first search of each move
+            search(pos, 6, beta - 1, beta, 1, cut_node, False)
             assert len(depths) == len(generate_moves(Position(fen)))
             first_depths[cut_node] = depths
         cut, other = first_depths[True], first_depths[False]
