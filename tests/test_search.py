@@ -252,7 +252,7 @@ def test_see(fen, uci, value):
 # holds more entries per MB.  It changes only with a deliberate change to the search (or to
 # what it depends on: evaluation, ordering, move generation order, the table); update both
 # numbers in that commit and say so in its message.
-BENCH_NODES = {"CPython": 95316, "PyPy": 95161}
+BENCH_NODES = {"CPython": 95362, "PyPy": 95296}
 
 
 def test_bench_signature_is_pinned():
@@ -519,6 +519,28 @@ def test_a_recapture_at_a_pv_node_is_searched_a_ply_deeper(monkeypatch):
                 assert set(recaptures) == {2}, "a recapture at a PV node goes a ply deeper"
             else:
                 assert max(recaptures) <= 1
+
+
+def test_the_only_legal_reply_to_a_check_is_searched_a_ply_deeper(monkeypatch):
+    """With USE_SINGLE_REPLY_EXT, a node in check with one legal move (Kg7, the rook holding
+    g8 and h7 blocked) searches it at the node's own depth; with two replies (h7 free) each
+    goes a ply less, and off, the single reply does too."""
+    import engine.search as search_module
+    for extend in (True, False):
+        monkeypatch.setattr(search_module, "USE_SINGLE_REPLY_EXT", extend)
+        for fen, replies in (("R6k/7p/8/8/8/8/8/6K1 b - - 0 1", {"h8g7"}),
+                             ("R6k/8/8/8/8/8/8/6K1 b - - 0 1", {"h8g7", "h8h7"})):
+            for pv in (True, False):
+                pos = Position(fen)
+                calls = []
+                searcher, search = child_search_spy(lambda move, depth: calls.append((move, depth)))
+                searcher.root_depth = 2         # extensions stop at twice the root's depth
+                alpha, beta = (-VALUE_INFINITE, VALUE_INFINITE) if pv else (-1, 0)
+                search(pos, 2, alpha, beta, 1, False, True)
+                assert {move for move, _ in calls} == replies
+                deepened = extend and len(replies) == 1
+                assert {depth for _, depth in calls} == ({2} if deepened else {1})
+                assert pos.fen() == fen
 
 
 def test_late_quiet_moves_at_an_expected_cut_node_are_reduced_a_ply_more(monkeypatch):
