@@ -117,7 +117,7 @@ USE_FAIL_HIGH_BLEND = True
 # LOS 96.6%), 600 games at 10,000 nodes (the last two runs +11.3 +/- 27.8); bench +16%
 USE_RECAPTURE_EXT = True
 # in check with a single legal reply: the reply is searched at the node's depth, not a ply
-# less (a forced move costs the line no depth): +31.4 +/- 27.8 Elo (pairs), 400 games at 10,000 nodes
+# less (a forced move costs the line no depth): +22.0 +/- 22.9 Elo (pairs), 600 games at 10,000 nodes
 USE_SINGLE_REPLY_EXT = True
 # Time use between iterations (clock games): the soft limit times 0.7 + 0.4 per recent
 # change of best move (up to 2) and, with USE_FALLING_EVAL_AND_EASY_MOVE, times
