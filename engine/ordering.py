@@ -9,7 +9,7 @@ Score bands, best first:
     queen promotions
     captures that do not lose material (SEE >= 0), by victim value and capture history
     killer 1, killer 2, the countermove of the opponent's last move
-    other quiet moves by history (bounded to +-HISTORY_MAX)
+    other quiet moves by history plus pawn history (each bounded to +-HISTORY_MAX)
     captures that lose material, by victim value and capture history
     under-promotions
 
@@ -43,6 +43,10 @@ HISTORY_MAX = 16384         # history values stay within +-HISTORY_MAX (gravity 
 # 400 games at 10,000 nodes, against MVV-LVA
 CAPTURE_VICTIM_SCALE = 16
 QUEEN_PROMOTION = 40_000    # above every capture within the good band
+# Pawn history (Stockfish 16's): a second quiet history by (pawn structure, piece, to), the
+# structure hashed to one of PAWN_HISTORY_BUCKETS; kept for the whole game (cleared by
+# ucinewgame, not damped between searches): +33.1 +/- 27.2 Elo (pairs), 400 games at 10,000 nodes
+PAWN_HISTORY_BUCKETS = 512
 
 
 def see_ge(pos, move, threshold=0):
@@ -149,8 +153,15 @@ def see(pos, move):
     return lo
 
 
+def pawn_bucket(pos):
+    """The pawn-history row of the position's pawn structure (its index, times 1024)."""
+    bbs = pos.bbs
+    return (hash((bbs[PAWN], bbs[8 | PAWN])) % PAWN_HISTORY_BUCKETS) << 10
+
+
 class MoveOrderer:
-    """Killers per ply, butterfly-free history by (piece, to), and countermoves."""
+    """Killers per ply, butterfly-free history by (piece, to), pawn history by (pawn
+    structure, piece, to), capture history, and countermoves."""
 
     def __init__(self):
         self.clear()
@@ -160,6 +171,7 @@ class MoveOrderer:
         self.history = [0] * (16 * 64)
         self.capture_history = [0] * (16 * 64 * 8)
         self.counter = [0] * (16 * 64)
+        self.pawn_history = [0] * (PAWN_HISTORY_BUCKETS * 16 * 64)
 
     def new_search(self):
         """Keep what was learnt but damp it, and forget killers of the previous tree."""
@@ -174,6 +186,8 @@ class MoveOrderer:
         history = self.history
         capture_history = self.capture_history
         k1, k2 = self.killers[ply]
+        pawn_history = self.pawn_history
+        bucket = pawn_bucket(pos)
         scores = []
         append = scores.append
         for m in moves:
@@ -204,7 +218,8 @@ class MoveOrderer:
             elif m == counter_move:
                 append(COUNTER)
             else:
-                append(history[board[m & SQ_MASK] << 6 | m >> TO_SHIFT & SQ_MASK])
+                i = board[m & SQ_MASK] << 6 | m >> TO_SHIFT & SQ_MASK
+                append(history[i] + pawn_history[bucket | i])
         return scores
 
     def score_captures(self, pos, moves):
@@ -228,11 +243,19 @@ class MoveOrderer:
         i = board[best & SQ_MASK] << 6 | best >> TO_SHIFT & SQ_MASK
         h = history[i]
         history[i] = h + bonus - h * bonus // HISTORY_MAX
+        pawn_history = self.pawn_history
+        bucket = pawn_bucket(pos)
+        j = bucket | i
+        h = pawn_history[j]
+        pawn_history[j] = h + bonus - h * bonus // HISTORY_MAX
         for m in quiets_tried:
             if m != best:
                 i = board[m & SQ_MASK] << 6 | m >> TO_SHIFT & SQ_MASK
                 h = history[i]
                 history[i] = h - bonus - h * bonus // HISTORY_MAX
+                j = bucket | i
+                h = pawn_history[j]
+                pawn_history[j] = h - bonus - h * bonus // HISTORY_MAX
         if prev_move:
             pto = prev_move >> TO_SHIFT & SQ_MASK
             self.counter[board[pto] << 6 | pto] = best

@@ -92,3 +92,28 @@ def test_the_search_feeds_the_capture_history():
         search.Searcher.search = original
     assert seen and seen[0] > 10
 
+
+
+def test_pawn_history_is_kept_per_pawn_structure():
+    """A quiet cutoff rewards its move in the pawn history of the structure it was found
+    in (and punishes the quiets tried before it there): the same move with the same
+    pieces but another pawn structure keeps only the plain history; a new game forgets it."""
+    here = Position("4k3/pp6/8/8/8/8/PP6/R3K3 w - - 0 1")
+    other = Position("4k3/1p6/p7/8/8/8/PP6/R3K3 w - - 0 1")       # a7-a6: another structure
+    assert ordering.pawn_bucket(here) != ordering.pawn_bucket(other)
+    moves = generate_moves(here)
+    by_uci = {(m & 63, m >> 6 & 63): m for m in moves}
+    best, tried = by_uci[(0, 3)], by_uci[(0, 2)]          # Ra1-d1 cut after Ra1-c1
+    orderer = ordering.MoveOrderer()
+    orderer.update(here, best, 6, 1, [tried, best], 0, [])
+    here_scores = dict(zip(moves, orderer.score(here, moves, 2, 0)))
+    other_scores = dict(zip(moves, orderer.score(other, generate_moves(other), 2, 0)))
+    plain = orderer.history[here.board[0] << 6 | 3]
+    assert plain > 0
+    assert here_scores[best] == plain + orderer.pawn_history[ordering.pawn_bucket(here) | here.board[0] << 6 | 3]
+    assert here_scores[best] > other_scores[best] == plain
+    assert here_scores[tried] < other_scores[tried] < 0
+    orderer.new_search()                                    # a new search keeps it ...
+    assert any(orderer.pawn_history)
+    orderer.clear()                                         # ... a new game does not
+    assert not any(orderer.pawn_history)
