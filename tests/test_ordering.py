@@ -93,7 +93,6 @@ def test_the_search_feeds_the_capture_history():
     assert seen and seen[0] > 10
 
 
-
 def test_pawn_history_is_kept_per_pawn_structure():
     """A quiet cutoff rewards its move in the pawn history of the structure it was found
     in (and punishes the quiets tried before it there): the same move with the same
@@ -108,9 +107,10 @@ def test_pawn_history_is_kept_per_pawn_structure():
     orderer.update(here, best, 6, 1, [tried, best], 0, [])
     here_scores = dict(zip(moves, orderer.score(here, moves, 2, 0)))
     other_scores = dict(zip(moves, orderer.score(other, generate_moves(other), 2, 0)))
-    plain = orderer.history[here.board[0] << 6 | 3]
+    index = here.board[0] << 6 | 3                          # (rook, d1)
+    plain = orderer.history[index]
     assert plain > 0
-    assert here_scores[best] == plain + orderer.pawn_history[ordering.pawn_bucket(here) | here.board[0] << 6 | 3]
+    assert here_scores[best] == plain + orderer.pawn_history[ordering.pawn_bucket(here) | index]
     assert here_scores[best] > other_scores[best] == plain
     assert here_scores[tried] < other_scores[tried] < 0
     orderer.new_search()                                    # a new search keeps it ...
