@@ -66,7 +66,7 @@ USE_QUIET_SEE_PRUNING = True
 QUIET_SEE_QUAD = 24
 QUIET_SEE_LIN = 15
 USE_LMP = True              # +135 +/- 45 Elo, 200 games at 3000 nodes
-LMP_MAX_DEPTH = 6
+LMP_MAX_DEPTH = 6           # 8: -12.9 +/- 56.8 Elo (pairs), 55 games at 10,000 nodes (stopped)
 # kings and pawns only: no late-move pruning, every quiet move is searched (tempo moves
 # decide there); +5.2 +/- 19.6 Elo (pairs), 200 games from Stockfish-scored pawn endings at 10,000 nodes
 USE_FULL_WIDTH_PAWN_ENDINGS = True
@@ -115,6 +115,7 @@ USE_FAIL_HIGH_BLEND = True
 # at a PV node, a capture on the square where the opponent has just captured (the
 # recapture) is searched at the node's depth, not a ply less: +21.5 +/- 23.2 Elo (pairs,
 # LOS 96.6%), 600 games at 10,000 nodes (the last two runs +11.3 +/- 27.8); bench +16%
+# (at every node, not only PV ones: -17.4 +/- 36.4 Elo (pairs), 200 games; bench +38%)
 USE_RECAPTURE_EXT = True
 # in check with a single legal reply: the reply is searched at the node's depth, not a ply
 # less (a forced move costs the line no depth): +22.0 +/- 22.9 Elo (pairs), 600 games at 10,000 nodes
