@@ -173,6 +173,27 @@ def pentanomial_elo_with_margin(pentanomial: list[int],
     return elo_from_score(mean), elo_interval(mean, math.sqrt(variance / pairs), confidence)
 
 
+# Normalized Elo per unit of z (fishtest, fastchess): 800 / ln 10
+NELO_SCALE = 800.0 / math.log(10.0)
+
+
+def pentanomial_nelo_with_margin(pentanomial: list[int],
+                                 confidence: float = 0.95) -> tuple[float, float]:
+    """Normalized Elo from game pairs and its +/- error margin, as fishtest and fastchess
+    report it: the excess score over the per-game spread, (mean - 1/2) / sqrt(2 var_pair)
+    x 800 / ln 10.  Its margin depends only on the number of games, so the same two engines
+    give a larger nElo on a book that tells them apart better (e.g. unbalanced openings):
+    nElo is the figure to compare books or time controls by, not Elo."""
+    pairs = sum(pentanomial)
+    mean, variance = pentanomial_stats(pentanomial)
+    if not pairs or variance == 0.0:
+        return 0.0, math.inf
+    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    spread = math.sqrt(2.0 * variance)
+    return ((mean - 0.5) / spread * NELO_SCALE,
+            z * math.sqrt(variance / pairs) / spread * NELO_SCALE)
+
+
 def likelihood_of_superiority(wins: int, losses: int) -> float:
     """Probability that A is the stronger engine; draws carry no information."""
     if wins + losses == 0:
@@ -915,6 +936,8 @@ def print_summary(tally: Tally, settings: MatchSettings, sprt: SprtSettings | No
         tally.pairs > 1 and tally.pentanomial.count(tally.pairs) == 1) else ""
     print(f"Elo difference (A - B), pairs (pentanomial): {format_elo(elo)} +/- {margin:.1f} (95%)   "
           f"LOS: {100 * pentanomial_los(tally.pentanomial):.1f}%{alike}")
+    nelo, nmargin = pentanomial_nelo_with_margin(tally.pentanomial)
+    print(f"Normalized Elo (A - B), pairs:               {format_elo(nelo)} +/- {nmargin:.1f} (95%)")
     elo, margin = elo_with_margin(w, d, l)
     print(f"Elo difference (A - B), games (trinomial):   {format_elo(elo)} +/- {margin:.1f} (95%)   "
           f"LOS: {100 * likelihood_of_superiority(w, l):.1f}%")

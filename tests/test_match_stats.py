@@ -155,6 +155,28 @@ def test_pentanomial_elo_and_margin_from_the_pair_scores():
         statistics.NormalDist().cdf((mean - 0.5) / stderr))
 
 
+def test_normalized_elo_is_the_excess_score_over_the_per_game_spread():
+    pentanomial = [5, 15, 40, 30, 10]
+    scores = pair_scores(pentanomial)
+    mean = statistics.mean(scores)
+    per_game_sd = math.sqrt(2 * statistics.pvariance(scores))
+    nelo, margin = match.pentanomial_nelo_with_margin(pentanomial)
+    assert nelo == pytest.approx((mean - 0.5) / per_game_sd * 800 / math.log(10))
+    # the margin depends on the number of games alone: z x 347.4 / sqrt(games)
+    games = 2 * sum(pentanomial)
+    assert margin == pytest.approx(Z95 * 800 / math.log(10) / math.sqrt(games))
+    assert match.pentanomial_nelo_with_margin([4 * n for n in pentanomial])[1] == pytest.approx(margin / 2)
+    # the same mean with less spread between pairs: a larger nElo, the same Elo
+    tighter = [0, 5, 65, 30, 0]
+    assert statistics.mean(pair_scores(tighter)) == pytest.approx(mean)
+    assert match.pentanomial_nelo_with_margin(tighter)[0] > nelo
+    assert match.pentanomial_elo_with_margin(tighter)[0] == pytest.approx(
+        match.pentanomial_elo_with_margin(pentanomial)[0])
+    assert match.pentanomial_nelo_with_margin([3, 3, 3, 3, 3])[0] == 0.0
+    assert match.pentanomial_nelo_with_margin([0, 0, 7, 0, 0]) == (0.0, math.inf)
+    assert match.pentanomial_nelo_with_margin([0, 0, 0, 0, 0]) == (0.0, math.inf)
+
+
 def test_pentanomial_index_counts_a_pairs_points():
     for first, second in itertools.product((0.0, 0.5, 1.0), repeat=2):
         assert PAIR_POINTS[match.pentanomial_index(first, second)] == first + second
