@@ -153,6 +153,11 @@ def see(pos, move):
     return lo
 
 
+def history_bonus(depth):
+    """What a cutoff at this depth adds to (or a move tried before it takes from) a history."""
+    return min(depth * depth, 400) * 4
+
+
 def pawn_bucket(pos):
     """The pawn-history row of the position's pawn structure (its index, times 1024)."""
     bbs = pos.bbs
@@ -239,7 +244,7 @@ class MoveOrderer:
             killers[1] = killers[0]
             killers[0] = best
         history = self.history
-        bonus = min(depth * depth, 400) * 4
+        bonus = history_bonus(depth)
         i = board[best & SQ_MASK] << 6 | best >> TO_SHIFT & SQ_MASK
         h = history[i]
         history[i] = h + bonus - h * bonus // HISTORY_MAX
@@ -260,12 +265,23 @@ class MoveOrderer:
             pto = prev_move >> TO_SHIFT & SQ_MASK
             self.counter[board[pto] << 6 | pto] = best
 
+    def reward_prior(self, pos, prior, depth):
+        """The opponent's quiet move ``prior``, just played, left no move of ours reaching
+        alpha: reward it in the history as a cutoff would (Stockfish's prior-countermove
+        bonus), without punishing the opponent's other moves."""
+        to = prior >> TO_SHIFT & SQ_MASK
+        i = pos.board[to] << 6 | to
+        history = self.history
+        bonus = history_bonus(depth)
+        h = history[i]
+        history[i] = h + bonus - h * bonus // HISTORY_MAX
+
     def update_captures(self, pos, best, depth, captures_tried):
         """Capture history: reward the capture ``best`` that caused a beta cutoff (0: a
         quiet move did) and punish the captures tried before it, by (piece, to, victim)."""
         board = pos.board
         capture_history = self.capture_history
-        bonus = min(depth * depth, 400) * 4
+        bonus = history_bonus(depth)
         for m in captures_tried:
             to = m >> TO_SHIFT & SQ_MASK
             i = (board[m & SQ_MASK] << 6 | to) << 3 | (board[to] & 7 or PAWN)

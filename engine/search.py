@@ -120,6 +120,11 @@ USE_RECAPTURE_EXT = True
 # in check with a single legal reply: the reply is searched at the node's depth, not a ply
 # less (a forced move costs the line no depth): +22.0 +/- 22.9 Elo (pairs), 600 games at 10,000 nodes
 USE_SINGLE_REPLY_EXT = True
+# a node where no move reached alpha rewards the opponent's quiet move that led to it, in
+# the opponent's history, as a cutoff would (Stockfish's prior-countermove bonus), at
+# depth >= PRIOR_BONUS_MIN_DEPTH or at PV nodes
+USE_PRIOR_COUNTER_BONUS = False
+PRIOR_BONUS_MIN_DEPTH = 3
 # Time use between iterations (clock games): the soft limit times 0.7 + 0.4 per recent
 # change of best move (up to 2) and, with USE_FALLING_EVAL_AND_EASY_MOVE, times
 # 1 + (drop of the score from the mean of the two iterations before) / FALLING_EVAL_CP
@@ -734,6 +739,9 @@ class Searcher:
             bound = BOUND_EXACT
         else:
             bound = BOUND_UPPER
+            if (USE_PRIOR_COUNTER_BONUS and prev_move and not prev_move & MOVE_CAPTURE_OR_PROMOTION
+                    and (depth >= PRIOR_BONUS_MIN_DEPTH or pv_node)):
+                orderer.reward_prior(pos, prev_move, depth)
         self.tt.store(pos.key, ply, best_move, best_score, static_eval, depth, bound)
         return best_score
 

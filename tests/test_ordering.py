@@ -4,6 +4,7 @@ import random
 
 import engine.ordering as ordering
 from engine.movegen import generate_moves
+from engine.notation import parse_uci_move
 from engine.position import Position
 from engine.search import BENCH_POSITIONS
 from engine.types import MOVE_CAPTURE
@@ -117,3 +118,19 @@ def test_pawn_history_is_kept_per_pawn_structure():
     assert any(orderer.pawn_history)
     orderer.clear()                                         # ... a new game does not
     assert not any(orderer.pawn_history)
+
+
+def test_reward_prior_raises_the_movers_history_with_gravity():
+    """The opponent's quiet move that left us failing low is rewarded by (its piece, to):
+    the same bonus and bound as a cutoff's update, nothing else touched."""
+    pos = Position()
+    pos.make(parse_uci_move(pos, "e2e4"))
+    prior = pos.stack[-1][0]
+    orderer = ordering.MoveOrderer()
+    i = pos.board[28] << 6 | 28                      # the white pawn now on e4
+    orderer.reward_prior(pos, prior, 5)
+    assert orderer.history[i] == ordering.history_bonus(5) == 100
+    assert sum(1 for h in orderer.history if h) == 1
+    for _ in range(2000):
+        orderer.reward_prior(pos, prior, 30)
+    assert ordering.HISTORY_MAX * 0.95 < orderer.history[i] <= ordering.HISTORY_MAX

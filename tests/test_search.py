@@ -713,3 +713,31 @@ def test_qsearch_tries_the_tt_capture_first_and_still_the_rest(monkeypatch):
     # alpha 400 above the eval: a pawn's 100 + DELTA_MARGIN cannot reach it, a rook's 500 can
     _, made = qsearch_with_entry(monkeypatch, fen, 400, 800, entry, {"USE_QS_TT_MOVE": True})
     assert made == [bxc5]
+
+
+def test_prior_counter_bonus_rewards_only_quiet_priors_of_failing_low_nodes(monkeypatch):
+    """With the switch on, the search rewards the opponent's last move at nodes that fail
+    low, only when that move was quiet and the node deep enough or a PV node; off, never."""
+    import engine.search as search_module
+    from engine.types import MOVE_CAPTURE_OR_PROMOTION
+    calls = []
+
+    class Spy(search_module.MoveOrderer):
+        def reward_prior(self, pos, prior, depth):
+            calls.append((prior, depth, pos.board[prior >> 6 & 63]))
+            super().reward_prior(pos, prior, depth)
+
+    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+    for setting in (False, True):
+        calls.clear()
+        monkeypatch.setattr(search_module, "USE_PRIOR_COUNTER_BONUS", setting)
+        searcher = Searcher(16)
+        searcher.orderer = Spy()
+        searcher.search(Position(fen), _BenchLimits(6), _NoClock())
+        if not setting:
+            assert calls == []
+    assert len(calls) > 10
+    assert all(prior and not prior & MOVE_CAPTURE_OR_PROMOTION for prior, _, _ in calls)
+    assert all(piece for _, _, piece in calls)      # the moved piece stands on its target
+    assert any(depth < search_module.PRIOR_BONUS_MIN_DEPTH for _, depth, _ in calls)  # PV nodes
+    assert any(depth >= search_module.PRIOR_BONUS_MIN_DEPTH for _, depth, _ in calls)
