@@ -719,12 +719,12 @@ def test_prior_counter_bonus_rewards_only_quiet_priors_of_failing_low_nodes(monk
     """With the switch on, the search rewards the opponent's last move at nodes that fail
     low, only when that move was quiet and the node deep enough or a PV node; off, never."""
     import engine.search as search_module
-    from engine.types import MOVE_CAPTURE_OR_PROMOTION
+    from engine.types import MOVE_CAPTURE_OR_PROMOTION, move_to
     calls = []
 
     class Spy(search_module.MoveOrderer):
         def reward_prior(self, pos, prior, depth):
-            calls.append((prior, depth, pos.board[prior >> 6 & 63]))
+            calls.append((prior, depth, pos.board[move_to(prior)]))
             super().reward_prior(pos, prior, depth)
 
     fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
