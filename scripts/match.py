@@ -46,6 +46,7 @@ import queue
 import random
 import re
 import shlex
+import signal
 import statistics
 import sys
 import threading
@@ -952,6 +953,15 @@ def print_summary(tally: Tally, settings: MatchSettings, sprt: SprtSettings | No
               f"{sprt.bounds_label()} -> {verdict}   ({other} LLR {sprt.llr(tally, other):+.2f})")
 
 
+def stop_with_summary_on_signals() -> None:
+    """Ctrl-C and `kill` (SIGTERM) both end the match with the summary of the finished
+    games, also when it runs in the background, where a shell starts it ignoring SIGINT."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGINT, interrupt)
+    signal.signal(signal.SIGTERM, interrupt)
+
+
 def run_match(specs: tuple[EngineSpec, EngineSpec], jobs: list[GameJob], settings: MatchSettings,
               concurrency: int, pgn_path: Path | None, sprt: SprtSettings | None) -> None:
     """Run the games on `concurrency` workers, report progress, stop on an SPRT verdict."""
@@ -1127,6 +1137,7 @@ def main(argv: list[str] | None = None) -> int:
     warning = autogroup_warning(args.nodes is None)
     if warning:
         print(warning, file=sys.stderr)
+    stop_with_summary_on_signals()
     run_match(specs, jobs, settings, args.concurrency, args.pgn, sprt)
     return 0
 

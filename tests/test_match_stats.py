@@ -7,6 +7,7 @@ the SPRT's maximum likelihood found by brute force over a grid.
 """
 import itertools
 import math
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -414,3 +415,32 @@ def test_autogroup_warning_only_for_timed_matches_with_autogroup_on(tmp_path):
     switch.write_text("0\n")
     assert match.autogroup_warning(True, switch) is None
     assert match.autogroup_warning(True, tmp_path / "missing") is None
+
+
+def test_a_killed_match_ends_with_the_summary_of_its_finished_games(tmp_path):
+    """SIGTERM, or SIGINT to a match started in the background (where the shell sets SIGINT
+    to be ignored), ends it with the summary of the games finished so far, exit status 0."""
+    import signal
+    import subprocess
+    repo = Path(__file__).resolve().parent.parent
+    engine = f"{sys.executable} {repo / 'basilisk.py'}"
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        proc = subprocess.Popen(
+            [sys.executable, str(repo / "scripts" / "match.py"), "-a", engine, "-b", engine,
+             "--nodes", "200", "--max-plies", "16", "--games", "400", "--concurrency", "1",
+             "--pgn", str(tmp_path / "out.pgn")],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith("Finished game 2 "):
+                break
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+        out = "".join(lines) + out
+        assert proc.returncode == 0, err
+        assert "interrupted: summary of the finished games" in out
+        games = int(re.search(r"^Games: (\d+)", out, re.M).group(1))
+        assert 2 <= games < 400
+        assert "Traceback" not in err
