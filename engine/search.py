@@ -46,7 +46,7 @@ USE_NULL_MOVE = True        # +38 +/- 41 Elo, 201 games at 10,000 nodes
 NULL_MOVE_MIN_DEPTH = 3     # 2: -24.4 +/- 36.4 Elo (pairs), 200 games at 10,000 nodes
 USE_REVERSE_FUTILITY = True # +53 +/- 53 Elo, 120 games at 10,000 nodes
 RFP_MAX_DEPTH = 6
-RFP_MARGIN = 80             # per ply of depth
+RFP_MARGIN = 80             # per ply of depth; 110: -12.2 +/- 42.3, 65: -17.1 +/- 48.9 Elo (pairs), 10,000 nodes
 USE_RAZORING = False        # off: -9 +/- 43 Elo, 200 games at 3000 nodes; on at 10,000
                             # nodes -3.5 +/- 24.0 (pairs, LOS 38.8%), 600 games
 RAZOR_MAX_DEPTH = 2         # 3 against 2 (both on): -10.4 +/- 39.0 Elo (pairs), 200 games at 10,000 nodes
@@ -97,7 +97,7 @@ PROBCUT_MIN_DEPTH = 5
 # cp above beta a capture's shallow search must reach, less PROBCUT_IMPROVING while the
 # static eval improves; against Stockfish 11's 190: +18.0 +/- 21.4 Elo (pairs), 600 games at 10,000 nodes
 PROBCUT_MARGIN = 150
-PROBCUT_IMPROVING = 45
+PROBCUT_IMPROVING = 45      # 0: -30.9 +/- 53.8 Elo (pairs), 124 games at 10,000 nodes (stopped)
 DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
                             # (150: +5.2 +/- 41.5 Elo (pairs), 200 games at 10,000 nodes)
 # qsearch: the stand pat taken from the TT score where its bound says the static eval is
