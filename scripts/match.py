@@ -174,7 +174,7 @@ def pentanomial_elo_with_margin(pentanomial: list[int],
     return elo_from_score(mean), elo_interval(mean, math.sqrt(variance / pairs), confidence)
 
 
-# Normalized Elo per unit of z (fishtest, fastchess): 800 / ln 10
+# nElo per unit of (score - 1/2) / per-game standard deviation (fishtest, fastchess)
 NELO_SCALE = 800.0 / math.log(10.0)
 
 
@@ -190,9 +190,9 @@ def pentanomial_nelo_with_margin(pentanomial: list[int],
     if not pairs or variance == 0.0:
         return 0.0, math.inf
     z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2.0)
-    spread = math.sqrt(2.0 * variance)
-    return ((mean - 0.5) / spread * NELO_SCALE,
-            z * math.sqrt(variance / pairs) / spread * NELO_SCALE)
+    # the mean's standard error, sqrt(var_pair / pairs), over the same spread: 1 / sqrt(games)
+    return ((mean - 0.5) / math.sqrt(2.0 * variance) * NELO_SCALE,
+            z * NELO_SCALE / math.sqrt(2.0 * pairs))
 
 
 def likelihood_of_superiority(wins: int, losses: int) -> float:
