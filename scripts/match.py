@@ -132,13 +132,18 @@ def pentanomial_stats(pentanomial: list[int]) -> tuple[float, float]:
     return mean, sum(n * (a - mean) ** 2 for n, a in zip(pentanomial, PAIR_SCORES)) / pairs
 
 
+def two_sided_z(confidence: float) -> float:
+    """The normal quantile of a two-sided interval: 1.96 for 0.95."""
+    return statistics.NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
 def elo_interval(mean: float, stderr: float, confidence: float) -> float:
     """Half the width of the score interval mean +/- z stderr, mapped to Elo.
 
     cutechess-cli and fishtest report this one symmetric number for a
     slightly asymmetric interval; an end at 0 or 1 makes it infinite.
     """
-    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    z = two_sided_z(confidence)
     low = elo_from_score(mean - z * stderr)
     high = elo_from_score(mean + z * stderr)
     return (high - low) / 2.0 if math.isfinite(low) and math.isfinite(high) else math.inf
@@ -189,7 +194,7 @@ def pentanomial_nelo_with_margin(pentanomial: list[int],
     mean, variance = pentanomial_stats(pentanomial)
     if not pairs or variance == 0.0:
         return 0.0, math.inf
-    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    z = two_sided_z(confidence)
     # the mean's standard error, sqrt(var_pair / pairs), over the same spread: 1 / sqrt(games)
     return ((mean - 0.5) / math.sqrt(2.0 * variance) * NELO_SCALE,
             z * NELO_SCALE / math.sqrt(2.0 * pairs))
