@@ -125,6 +125,17 @@ USE_SINGLE_REPLY_EXT = True
 # depth >= PRIOR_BONUS_MIN_DEPTH or at PV nodes
 USE_PRIOR_COUNTER_BONUS = False  # on: +6.1 +/- 27.5 Elo (pairs), 400 games at 10,000 nodes
 PRIOR_BONUS_MIN_DEPTH = 3
+# correction history (Stockfish 16.1's): the static eval (of _search and quiescence) plus
+# entry x |entry| / CORRECTION_SCALE cp, the entry one of CORRECTION_SIZE per side to move
+# indexed by the pawn structure; a node not in check whose best move is quiet (or that has
+# none) and whose bound says the eval was wrong moves it by (best - eval) x depth /
+# CORRECTION_BONUS_DIV (within a quarter of CORRECTION_LIMIT) with gravity, as a history.
+# The table stores the uncorrected eval
+USE_CORRECTION_HISTORY = False
+CORRECTION_SIZE = 16384
+CORRECTION_LIMIT = 1024
+CORRECTION_BONUS_DIV = 4
+CORRECTION_SCALE = 32768    # at most 32 cp
 # Time use between iterations (clock games): the soft limit times 0.7 + 0.4 per recent
 # change of best move (up to 2) and, with USE_FALLING_EVAL_AND_EASY_MOVE, times
 # 1 + (drop of the score from the mean of the two iterations before) / FALLING_EVAL_CP
@@ -192,6 +203,7 @@ class Searcher:
         self.root_depth = 1
         self.pv_table = [()] * (MAX_PLY + 8)
         self.evals = [VALUE_NONE] * (MAX_PLY + 8)
+        self.correction = [0] * (2 * CORRECTION_SIZE)
 
     def set_hash(self, mb):
         """A table of its own of mb MB (in place of a shared one, if it had that)."""
@@ -210,6 +222,7 @@ class Searcher:
         """Forget everything learnt (ucinewgame / Clear Hash)."""
         self.tt.clear()
         self.orderer.clear()
+        self.correction = [0] * (2 * CORRECTION_SIZE)
 
     def hashfull(self):
         return self.tt.hashfull()
@@ -468,13 +481,18 @@ class Searcher:
         evals = self.evals
         improving = False
         if in_check:
-            static_eval = eval_ = VALUE_NONE
+            static_eval = raw_eval = eval_ = VALUE_NONE
             evals[ply] = VALUE_NONE
         else:
             if entry is not None and tt_eval != VALUE_NONE:
-                static_eval = tt_eval
+                raw_eval = static_eval = tt_eval
             else:
-                static_eval = evaluate(pos)
+                raw_eval = static_eval = evaluate(pos)
+            if USE_CORRECTION_HISTORY:
+                bbs = pos.bbs
+                c = self.correction[pos.turn * CORRECTION_SIZE
+                                    + hash((bbs[PAWN], bbs[8 | PAWN])) % CORRECTION_SIZE]
+                static_eval += c * c // CORRECTION_SCALE if c > 0 else -(c * c // CORRECTION_SCALE)
             evals[ply] = static_eval
             eval_ = static_eval
             if entry is not None and abs(tt_score) < VALUE_MATE_IN_MAX_PLY and (
@@ -535,10 +553,10 @@ class Searcher:
             depth -= 1
 
         return self._moves(pos, depth, alpha, beta, ply, pv_node, cut_node, in_check, tt_move,
-                           static_eval, improving)
+                           static_eval, raw_eval, improving)
 
     def _moves(self, pos, depth, alpha, beta, ply, pv_node, cut_node, in_check, tt_move,
-               static_eval, improving):
+               static_eval, raw_eval, improving):
         """Steps 6 and 7 of _search.  A function of its own because PyPy's JIT traces the
         shorter functions better (bench nodes per CPU-second 82k -> 88-95k; CPython same)."""
         # Step 6. the moves (LMP +135, SEE pruning +52, LMR +60, countermove +44, futility +32 Elo)
@@ -742,8 +760,26 @@ class Searcher:
             if (USE_PRIOR_COUNTER_BONUS and prev_move and not prev_move & MOVE_CAPTURE_OR_PROMOTION
                     and (depth >= PRIOR_BONUS_MIN_DEPTH or pv_node)):
                 orderer.reward_prior(pos, prev_move, depth)
-        self.tt.store(pos.key, ply, best_move, best_score, static_eval, depth, bound)
+        if (USE_CORRECTION_HISTORY and not in_check
+                and not best_move & MOVE_CAPTURE_OR_PROMOTION
+                and not (bound == BOUND_LOWER and best_score <= static_eval)
+                and not (not best_move and best_score >= static_eval)):
+            self._correct(pos, (best_score - static_eval) * depth // CORRECTION_BONUS_DIV)
+        self.tt.store(pos.key, ply, best_move, best_score, raw_eval, depth, bound)
         return best_score
+
+    def _correct(self, pos, bonus):
+        """Move the pawn structure's correction entry by bonus (within a quarter of the
+        limit), with gravity toward +-CORRECTION_LIMIT."""
+        cap = CORRECTION_LIMIT // 4
+        if bonus > cap:
+            bonus = cap
+        elif bonus < -cap:
+            bonus = -cap
+        bbs = pos.bbs
+        i = pos.turn * CORRECTION_SIZE + hash((bbs[PAWN], bbs[8 | PAWN])) % CORRECTION_SIZE
+        c = self.correction[i]
+        self.correction[i] = c + bonus - c * abs(bonus) // CORRECTION_LIMIT
 
     # ------------------------------------------------------------------ quiescence
     # Under PyPy both quiescence functions are traced on their own, not inside their callers
@@ -771,9 +807,14 @@ class Searcher:
         if in_check:
             return self._evasions(pos, alpha, beta, ply)
         if entry is not None and entry[2] != VALUE_NONE:
-            static_eval = entry[2]
+            raw_eval = static_eval = entry[2]
         else:
-            static_eval = evaluate(pos)
+            raw_eval = static_eval = evaluate(pos)
+        if USE_CORRECTION_HISTORY:
+            bbs = pos.bbs
+            c = self.correction[pos.turn * CORRECTION_SIZE
+                                + hash((bbs[PAWN], bbs[8 | PAWN])) % CORRECTION_SIZE]
+            static_eval += c * c // CORRECTION_SCALE if c > 0 else -(c * c // CORRECTION_SCALE)
         best_score = static_eval
         if (USE_QS_TT_STAND_PAT and entry is not None
                 and abs(entry[1]) < VALUE_MATE_IN_MAX_PLY
@@ -817,7 +858,7 @@ class Searcher:
                     if score >= beta:
                         break
                     alpha = score
-        tt.store(key, ply, best_move, best_score, static_eval, 0,
+        tt.store(key, ply, best_move, best_score, raw_eval, 0,
                  BOUND_LOWER if best_score >= beta else BOUND_UPPER)
         return best_score
 

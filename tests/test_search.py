@@ -741,3 +741,49 @@ def test_prior_counter_bonus_rewards_only_quiet_priors_of_failing_low_nodes(monk
     assert all(piece for _, _, piece in calls)      # the moved piece stands on its target
     assert any(depth < search_module.PRIOR_BONUS_MIN_DEPTH for _, depth, _ in calls)  # PV nodes
     assert any(depth >= search_module.PRIOR_BONUS_MIN_DEPTH for _, depth, _ in calls)
+
+
+def test_correction_history_learns_within_bounds_and_the_table_keeps_raw_evals(monkeypatch):
+    """With the switch on, a search fills correction entries (each within the limit), both
+    searches add an entry's correction to the static eval, the TT keeps the uncorrected
+    eval, and ucinewgame's clear() forgets them; off, the table stays empty."""
+    import engine.search as search_module
+    from engine.evaluate import evaluate
+    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+    monkeypatch.setattr(search_module, "USE_CORRECTION_HISTORY", False)
+    searcher = Searcher(16)
+    searcher.search(Position(fen), _BenchLimits(6), _NoClock())
+    assert not any(searcher.correction)
+
+    monkeypatch.setattr(search_module, "USE_CORRECTION_HISTORY", True)
+    limit = search_module.CORRECTION_LIMIT
+    searcher = Searcher(16)
+    searcher.search(Position(fen), _BenchLimits(7), _NoClock())
+    entries = [c for c in searcher.correction if c]
+    assert len(entries) > 10
+    assert all(-limit <= c <= limit for c in entries)
+
+    # every entry at the limit: each static eval is the raw one + limit^2 / scale cp
+    full = limit * limit // search_module.CORRECTION_SCALE
+    assert full > 0
+    searcher = Searcher(16)
+    searcher.correction = [limit] * len(searcher.correction)
+    pos = Position(fen)
+    searcher.root_depth = 1
+    searcher._search(pos, 1, -VALUE_INFINITE, VALUE_INFINITE, 1, False, False)
+    assert searcher.evals[1] == evaluate(pos) + full
+    quiet = Position("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")         # no capture: stand pat
+    assert searcher._qsearch(quiet, -VALUE_INFINITE, VALUE_INFINITE, 1, False) == (
+        evaluate(quiet) + full)
+    searcher.search(pos, _BenchLimits(6), _NoClock())
+    checked = 0
+    for move in generate_moves(pos):
+        pos.make(move)
+        entry = searcher.tt.probe(pos.key, 1)
+        if entry is not None and not pos.in_check():
+            assert entry[2] == evaluate(pos)
+            checked += 1
+        pos.unmake()
+    assert checked > 5
+    searcher.clear()
+    assert not any(searcher.correction)
