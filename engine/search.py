@@ -489,10 +489,7 @@ class Searcher:
             else:
                 raw_eval = static_eval = evaluate(pos)
             if USE_CORRECTION_HISTORY:
-                bbs = pos.bbs
-                c = self.correction[pos.turn * CORRECTION_SIZE
-                                    + hash((bbs[PAWN], bbs[8 | PAWN])) % CORRECTION_SIZE]
-                static_eval += c * c // CORRECTION_SCALE if c > 0 else -(c * c // CORRECTION_SCALE)
+                static_eval += self._correction(pos)
             evals[ply] = static_eval
             eval_ = static_eval
             if entry is not None and abs(tt_score) < VALUE_MATE_IN_MAX_PLY and (
@@ -768,6 +765,17 @@ class Searcher:
         self.tt.store(pos.key, ply, best_move, best_score, raw_eval, depth, bound)
         return best_score
 
+    @staticmethod
+    def _correction_index(pos):
+        """The correction entry of the side to move and the pawn structure."""
+        bbs = pos.bbs
+        return pos.turn * CORRECTION_SIZE + hash((bbs[PAWN], bbs[8 | PAWN])) % CORRECTION_SIZE
+
+    def _correction(self, pos):
+        """What the correction history adds to the position's static eval (cp)."""
+        c = self.correction[self._correction_index(pos)]
+        return c * c // CORRECTION_SCALE if c > 0 else -(c * c // CORRECTION_SCALE)
+
     def _correct(self, pos, bonus):
         """Move the pawn structure's correction entry by bonus (within a quarter of the
         limit), with gravity toward +-CORRECTION_LIMIT."""
@@ -776,8 +784,7 @@ class Searcher:
             bonus = cap
         elif bonus < -cap:
             bonus = -cap
-        bbs = pos.bbs
-        i = pos.turn * CORRECTION_SIZE + hash((bbs[PAWN], bbs[8 | PAWN])) % CORRECTION_SIZE
+        i = self._correction_index(pos)
         c = self.correction[i]
         self.correction[i] = c + bonus - c * abs(bonus) // CORRECTION_LIMIT
 
@@ -811,10 +818,7 @@ class Searcher:
         else:
             raw_eval = static_eval = evaluate(pos)
         if USE_CORRECTION_HISTORY:
-            bbs = pos.bbs
-            c = self.correction[pos.turn * CORRECTION_SIZE
-                                + hash((bbs[PAWN], bbs[8 | PAWN])) % CORRECTION_SIZE]
-            static_eval += c * c // CORRECTION_SCALE if c > 0 else -(c * c // CORRECTION_SCALE)
+            static_eval += self._correction(pos)
         best_score = static_eval
         if (USE_QS_TT_STAND_PAT and entry is not None
                 and abs(entry[1]) < VALUE_MATE_IN_MAX_PLY
