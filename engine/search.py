@@ -131,7 +131,7 @@ PRIOR_BONUS_MIN_DEPTH = 3
 # none) and whose bound says the eval was wrong moves it by (best - eval) x depth /
 # CORRECTION_BONUS_DIV (within a quarter of CORRECTION_LIMIT) with gravity, as a history.
 # The table stores the uncorrected eval
-USE_CORRECTION_HISTORY = False
+USE_CORRECTION_HISTORY = False   # on: -5.2 +/- 34.7 Elo (pairs), 200 games at 10,000 nodes
 CORRECTION_SIZE = 16384
 CORRECTION_LIMIT = 1024
 CORRECTION_BONUS_DIV = 4
