@@ -180,6 +180,8 @@ class MoveOrderer:
 
     def new_search(self):
         """Keep what was learnt but damp it, and forget killers of the previous tree."""
+        # halved: kept whole -22.9 +/- 42.6 Elo (153 games), a quarter -17.4 +/- 37.4
+        # (200 games), pairs, 10,000 nodes
         self.history = [h // 2 for h in self.history]
         self.capture_history = [h // 2 for h in self.capture_history]
         for k in self.killers:
