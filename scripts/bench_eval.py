@@ -7,12 +7,16 @@ this tree alone or beside another checkout, run alternately so both see the same
     python scripts/bench_eval.py --ref /tmp/eval-old --bench   # and `engine bench` nodes/s,
                                     # per wall second and per CPU second (steadier under load)
     python scripts/bench_eval.py --python pypy3
+    python scripts/bench_eval.py --python pypy3 --from-search --positions 10000 --passes 100
 
 The positions come from seeded random games played with this tree's move generator
 (every few plies, so all phases appear).  Each side runs in a fresh process that times
 several passes over all of them and keeps the best: "cold" clears the pawn and the
 evaluation cache before a pass (every call computes everything), "warm" clears only the
 evaluation cache (pawn structure comes from its cache, as it mostly does in a search).
+With ``--from-search`` the positions are instead the ones a search evaluates (every
+seventh `evaluate` call of a depth-7 bench on this tree): more varied than random games,
+which matters under PyPy, whose JIT compiles each path taken often enough on its own.
 """
 
 import argparse
@@ -71,6 +75,28 @@ def sample_fens(count, seed):
     return fens[:count]
 
 
+def search_fens(count):
+    """count FENs, every seventh position the bench search of this tree evaluates."""
+    sys.path.insert(0, REPO)
+    import engine.search as search
+    evaluate = search.evaluate
+    fens = []
+    calls = [0]
+
+    def collecting(pos):
+        calls[0] += 1
+        if calls[0] % 7 == 0 and len(fens) < count:
+            fens.append(pos.fen())
+        return evaluate(pos)
+
+    search.evaluate = collecting
+    try:
+        search.run_bench(7)
+    finally:
+        search.evaluate = evaluate
+    return fens
+
+
 def eval_side(path, python, fens, passes):
     proc = subprocess.run([python, "-c", RUNNER, str(passes)], input=json.dumps(fens),
                           cwd=path, capture_output=True, text=True)
@@ -103,11 +129,13 @@ def main(argv=None):
     parser.add_argument("--passes", type=int, default=5, help="passes per process; best kept")
     parser.add_argument("--rounds", type=int, default=3, help="alternating runs of each side")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--from-search", action="store_true",
+                        help="positions a bench search evaluates, not random games")
     parser.add_argument("--bench", action="store_true",
                         help="also run `engine bench` alternately and compare nodes/s")
     args = parser.parse_args(argv)
 
-    fens = sample_fens(args.positions, args.seed)
+    fens = search_fens(args.positions) if args.from_search else sample_fens(args.positions, args.seed)
     sides = [("this", REPO)] + ([("ref", os.path.abspath(args.ref))] if args.ref else [])
     results = {name: [] for name, _ in sides}
     benches = {name: [] for name, _ in sides}
