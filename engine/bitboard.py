@@ -64,8 +64,7 @@ except AttributeError:              # an older PyPy
 
 
 def _signed_popcount(bb):
-    # no branch on the sign (bb >> 63 & 1 is h8): each branch becomes a path the JIT compiles
-    return _bit_count(bb & 0x7FFFFFFFFFFFFFFF) + (bb >> 63 & 1)
+    return _bit_count(bb) if bb >= 0 else _bit_count(bb & 0x7FFFFFFFFFFFFFFF) + 1
 
 
 popcount = _signed_popcount if SIGNED else _bit_count
