@@ -11,6 +11,10 @@ check test, a cold evaluation, move scoring, SEE of every move, a table store + 
 the draw tests.  A side's figure is the best of its rounds (a JIT needs hundreds to warm
 up), in microseconds per position; the table shows both and the ratio A/B.
 
+The positions are few and repeated, so a JIT compiles every path through them: PyPy's
+evaluation here is about 3x faster than on the positions a search evaluates
+(scripts/bench_eval.py --from-search measures those).
+
 Then generation again, split by whether a piece stands on h8: on PyPy a bitboard with
 bit 63 set does not fit a machine word and is boxed, which shows up as the slower group.
 """
