@@ -17,6 +17,9 @@ answers one `go` from the start position after start-up, and its last `info` lin
 nodes and nodes/s: what the first move of a real game gets. ``--idle S`` waits S seconds
 between `readyok` and the `position`/`go`, as a GUI does while its user sets up a game (on
 PyPy the engine's JIT warm-up runs then).
+With ``--benches`` 3 or more it also prints each side's mean over benches 3 and later of
+every round, with its standard error: PyPy's last bench varies by 10-30% from one process to
+the next, so the mean of many is the steadier figure there.
 
 Prints both sides' nodes/s side by side and the ratio B/A, and checks that both sides
 searched the same number of nodes when they run the same interpreter (the bench signature).
@@ -156,6 +159,7 @@ def main():
         sides = [("A", args.a, args.a_python, checkout(args.a, tmp)),
                  ("B", args.b, args.b_python, checkout(args.b, tmp))]
         results = {"A": [], "B": []}
+        warm = {"A": [], "B": []}           # per round: the mean of benches 3 and later
         nodes_seen = {"A": set(), "B": set()}
         for rnd in range(1, args.rounds + 1):
             for name, rev, python, path in sides:
@@ -172,6 +176,8 @@ def main():
                     for nodes, _ in runs:
                         nodes_seen[name].add(nodes)
                     results[name].append(runs[-1][1])
+                    if len(runs) >= 3:
+                        warm[name].append(statistics.mean(nps for _, nps in runs[2:]))
                     print("round %d %s (%s, %s): nodes/s %s" % (
                         rnd, name, rev, label(python),
                         " ".join(str(nps) for _, nps in runs)), flush=True)
@@ -188,6 +194,14 @@ def main():
     ratio = max(results["B"]) / max(max(results["A"]), 1)
     print("ratio B/A (best): %.2fx   (median: %.2fx)" % (
         ratio, statistics.median(results["B"]) / max(statistics.median(results["A"]), 1)))
+    if len(warm["A"]) >= 2 and len(warm["B"]) >= 2:
+        a, b = (statistics.mean(warm[n]) for n in ("A", "B"))
+        a_se, b_se = (statistics.stdev(warm[n]) / len(warm[n]) ** 0.5 for n in ("A", "B"))
+        # the ratio's standard error from the two relative errors (first order)
+        ratio_se = b / a * ((a_se / a) ** 2 + (b_se / b) ** 2) ** 0.5
+        print("mean of benches 3-%d over the rounds: A %.0f +/- %.0f, B %.0f +/- %.0f n/s;"
+              " ratio B/A %.3fx +/- %.3f (standard errors)"
+              % (args.benches, a, a_se, b, b_se, b / a, ratio_se))
     if (not args.go and args.a_python == args.b_python and nodes_seen["A"] != nodes_seen["B"]):
         print("note: the two sides searched different trees (bench signatures differ)")
     return 0
