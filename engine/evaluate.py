@@ -637,8 +637,9 @@ def _evaluate(pos, key, slot):
     safe_stops = phase and SAFE_STOP_PACKED and (w_passed & _RANKS_4_TO_7
                                                  or b_passed & _RANKS_5_TO_2)
     # Terms are added without testing them first where a zero adds nothing: under PyPy each
-    # branch is a path its JIT compiles on its own (bridges 824 -> 580 over 100 passes of the
-    # positions a search evaluates; PyPy bench 1.06x +/- 0.04 over 14 rounds; CPython -0.6% instructions)
+    # branch is a path its JIT compiles on its own (bridges 824 -> 580 over 100 passes of
+    # the positions a search evaluates; PyPy bench 1.06x +/- 0.04 over 14 rounds of 10;
+    # CPython -0.6% instructions)
     attacks = [0, 0] if safe_stops else None      # what each side attacks, for safe stops
     for (us, sign, knights, bishops, rooks, queens, own_pawns, enemy_pawns, own_occ, enemy_occ,
          area, own_ksq, enemy_ksq, own_patt, pawn_hits, enemy_queens, enemy_majors, outposts) in (
