@@ -764,12 +764,13 @@ def _evaluate(pos, key, slot):
         s += PUSH_THREAT_PACKED * (
             popcount(push_threats(WHITE, wp, occ, w_patt, b_patt) & (bn | bb | b_majors))
             - popcount(push_threats(BLACK, bp, occ, w_patt, b_patt) & (wn | wb | w_majors)))
+    turn_sign = 1 - 2 * pos.turn                    # WHITE = 0: 1, BLACK = 1: -1
     if TEMPO_PACKED:
-        s += TEMPO_PACKED - 2 * TEMPO_PACKED * pos.turn      # WHITE = 0, BLACK = 1
+        s += turn_sign * TEMPO_PACKED
     mg = ((s + 0x8000) & 0xFFFF) - 0x8000
     eg = (s - mg) >> 16
     # from the side to move's view: negated before the floor division, so it is symmetric
-    score = (1 - 2 * pos.turn) * (mg * phase + eg * (MAX_PHASE - phase)) // MAX_PHASE
+    score = turn_sign * (mg * phase + eg * (MAX_PHASE - phase)) // MAX_PHASE
     if score and phase <= SCALE_MAX_PHASE:
         score = _scaled(pos, score, phase, w_passed, b_passed)
     score += drive

@@ -15,7 +15,7 @@ several passes over all of them and keeps the best: "cold" clears the pawn and t
 evaluation cache before a pass (every call computes everything), "warm" clears only the
 evaluation cache (pawn structure comes from its cache, as it mostly does in a search).
 With ``--from-search`` the positions are instead the ones a search evaluates (every
-seventh `evaluate` call of a depth-7 bench on this tree): more varied than random games,
+seventh `evaluate` call of the `bench` search on this tree): more varied than random games,
 which matters under PyPy, whose JIT compiles each path taken often enough on its own.
 """
 
@@ -91,7 +91,7 @@ def search_fens(count):
 
     search.evaluate = collecting
     try:
-        search.run_bench(7)
+        search.run_bench()
     finally:
         search.evaluate = evaluate
     return fens
