@@ -17,9 +17,9 @@ answers one `go` from the start position after start-up, and its last `info` lin
 nodes and nodes/s: what the first move of a real game gets. ``--idle S`` waits S seconds
 between `readyok` and the `position`/`go`, as a GUI does while its user sets up a game (on
 PyPy the engine's JIT warm-up runs then).
-With ``--benches`` 3 or more it also prints each side's mean over benches 3 and later of
-every round, with its standard error: PyPy's last bench varies by 10-30% from one process to
-the next, so the mean of many is the steadier figure there.
+With ``--benches`` 3 or more and ``--rounds`` 2 or more it also prints each side's mean over
+benches 3 and later of every round, with its standard error: PyPy's last bench varies by
+10-30% from one process to the next, so the mean of many is the steadier figure there.
 
 Prints both sides' nodes/s side by side and the ratio B/A, and checks that both sides
 searched the same number of nodes when they run the same interpreter (the bench signature).
