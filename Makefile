@@ -8,7 +8,7 @@ PYPY ?= pypy3
 PYPY_VENV := .venv-pypy
 PYPY_STAMP := $(PYPY_VENV)/.installed-stamp
 
-.PHONY: run test test-pypy test-slow bench bench-perft bench-search bench-compare bench-memory perft-suite install-opponents clean
+.PHONY: run test test-pypy test-slow bench bench-perft bench-search bench-compare bench-instructions bench-memory perft-suite install-opponents clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ bench-search: $(STAMP)
 # HEAD against the working tree, interleaved; see scripts/bench_compare.py --help for more
 bench-compare: $(STAMP)
 	$(PY) scripts/bench_compare.py
+
+# the same two sides in instructions a node (callgrind: steady under load; needs valgrind)
+bench-instructions: $(STAMP)
+	$(PY) scripts/bench_instructions.py
 
 bench-memory: $(STAMP)
 	$(PY) scripts/bench_memory.py
