@@ -77,7 +77,7 @@ def measure(python, path, depth, warm, benches, out_dir, name, extra_env):
     nodes = re.search(r"^nodes (\d+)$", run.stdout, re.M)
     collected = COLLECTED.search(run.stderr)
     if run.returncode or not nodes or not collected:
-        sys.exit("side %s failed (rc %d):\n%s\n%s" % (name, run.returncode, run.stdout,
+        raise RuntimeError("side %s failed (rc %d):\n%s\n%s" % (name, run.returncode, run.stdout,
                                                      run.stderr[-2000:]))
     return int(collected.group(1)), int(nodes.group(1))
 
@@ -106,22 +106,25 @@ def main():
     try:
         paths = (source(args.a, tmp), source(args.b, tmp))
         results = [None, None]
-
+        errors = []
         warms = (args.warm, args.warm if args.b_warm is None else args.b_warm)
         envs = [dict(item.split("=", 1) for item in text.split()) for text in (args.a_env,
                                                                               args.b_env)]
 
         def side(i):
-            results[i] = measure(pythons[i], paths[i], args.depth, warms[i], args.benches,
-                                 tmp, "AB"[i], envs[i])
+            try:
+                results[i] = measure(pythons[i], paths[i], args.depth, warms[i], args.benches,
+                                     tmp, "AB"[i], envs[i])
+            except RuntimeError as error:      # sys.exit in a thread would end only it
+                errors.append(str(error))
 
         threads = [threading.Thread(target=side, args=(i,)) for i in (0, 1)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        if None in results:
-            sys.exit("a side did not finish")
+        if errors or None in results:
+            sys.exit("\n".join(errors) or "a side did not finish")
         if args.keep:
             os.makedirs(args.keep, exist_ok=True)
             for name in "AB":
