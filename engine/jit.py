@@ -10,10 +10,36 @@ Such a call is not free: the caller allocates the callee's frame, sized by its l
 small function that may be inlined, in front of the marked one (engine.evaluate does this).
 """
 
+import os
+
 try:
-    from pypyjit import dont_trace_here as _dont_trace_here
+    from pypyjit import dont_trace_here as _dont_trace_here, set_param as _set_param
 except ImportError:         # CPython (or a PyPy without its JIT)
-    _dont_trace_here = None
+    _dont_trace_here = _set_param = None
+
+# A guard that fails sends the search back to the interpreter (through PyPy's blackhole
+# interpreter, which rebuilds the frames) until it has failed trace_eagerness times; only
+# then is a bridge compiled for it.  The search has thousands of branches taken now and
+# then, so at PyPy's default of 200 a warm bench still resumed from a guard about once a
+# node.  20 instead: 22% fewer instructions a warm node (scripts/bench_instructions.py).
+# From the start it would halve the nodes of a first `go movetime 1000` (more to compile
+# while the main traces are being made), so it takes effect once the process has searched
+# EAGER_AFTER_NODES nodes (the background warm-up counts).
+TRACE_EAGERNESS = int(os.environ.get("BASILISK_TRACE_EAGERNESS", "20"))
+EAGER_AFTER_NODES = 200_000
+# nodes until it takes effect, in a list (a module global rebound that often would undo
+# PyPy's compiled code that reads it); 0: nothing left to do, as under CPython
+_countdown = [EAGER_AFTER_NODES if _set_param is not None and TRACE_EAGERNESS > 0 else 0]
+
+
+def searched(nodes):
+    """The search reports its nodes as it goes (engine.search, every few hundred)."""
+    left = _countdown[0]
+    if left > 0:
+        left -= nodes
+        _countdown[0] = left
+        if left <= 0:
+            _set_param("trace_eagerness=%d" % TRACE_EAGERNESS)
 
 
 def not_inlined(function):

@@ -27,7 +27,7 @@ import time
 
 from engine.bitboard import LINE
 from engine.evaluate import evaluate, clear_cache as clear_eval_cache
-from engine.jit import not_inlined
+from engine.jit import not_inlined, searched
 from engine.movegen import generate_moves, generate_captures, is_legal_move
 from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
 from engine.position import Position
@@ -401,6 +401,7 @@ class Searcher:
         """Every CHECK_INTERVAL nodes: stop flag, node limit, hard deadline."""
         if self.nodes >= self.node_limit or self.stop_requested or self.timeman.hard_expired():
             raise SearchAborted
+        searched(CHECK_INTERVAL)
         self.next_check = min(self.nodes + CHECK_INTERVAL, self.node_limit)
 
     # ------------------------------------------------------------------ root
