@@ -21,10 +21,10 @@ except ImportError:         # CPython (or a PyPy without its JIT)
 # interpreter, which rebuilds the frames) until it has failed trace_eagerness times; only
 # then is a bridge compiled for it.  The search has thousands of branches taken now and
 # then, so at PyPy's default of 200 a warm bench still resumed from a guard about once a
-# node.  20 instead: 22% fewer instructions a warm node (scripts/bench_instructions.py).
-# From the start it would halve the nodes of a first `go movetime 1000` (more to compile
-# while the main traces are being made), so it takes effect once the process has searched
-# EAGER_AFTER_NODES nodes (the background warm-up counts).
+# node.  20 from the start: 22% fewer instructions a warm node (bench_instructions.py), but
+# half the nodes of a first `go movetime 1000` (more to compile while the main traces are
+# being made).  So it takes effect once the process has searched EAGER_AFTER_NODES nodes
+# (the background warm-up counts): 14% fewer after six benches, the first `go` unchanged.
 TRACE_EAGERNESS = int(os.environ.get("BASILISK_TRACE_EAGERNESS", "20"))
 EAGER_AFTER_NODES = 200_000
 # nodes until it takes effect, in a list (a module global rebound that often would undo

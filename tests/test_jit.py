@@ -25,3 +25,27 @@ def test_jit_hint_marks_the_function_entry(monkeypatch):
 
     assert jit.not_inlined(plain) is plain
     assert calls == [(0, False, plain.__code__)]
+
+
+def test_trace_eagerness_is_lowered_once_after_the_search_has_searched_enough(monkeypatch):
+    """The search reports its nodes; past the countdown the eagerness is set, once."""
+    from engine.search import run_bench
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    calls = []
+    monkeypatch.setattr(jit, "_set_param", calls.append)
+    monkeypatch.setattr(jit, "_countdown", [3000])
+    nodes = run_bench(depth=6, positions=[fen])[0]
+    assert nodes > 3000 + 2 * 256
+    assert calls == ["trace_eagerness=%d" % jit.TRACE_EAGERNESS]
+    assert jit._countdown[0] <= 0
+    run_bench(depth=3, positions=[fen])
+    assert len(calls) == 1
+
+
+def test_nothing_is_counted_down_where_there_is_no_jit(monkeypatch):
+    """Under CPython (no pypyjit) the countdown starts at 0 and stays there."""
+    if jit._set_param is None:
+        assert jit._countdown[0] == 0
+    monkeypatch.setattr(jit, "_countdown", [0])
+    jit.searched(10 ** 6)
+    assert jit._countdown == [0]
