@@ -12,6 +12,8 @@ small function that may be inlined, in front of the marked one (engine.evaluate 
 
 import os
 
+from engine.tunables import apply_overrides
+
 try:
     from pypyjit import dont_trace_here as _dont_trace_here, set_param as _set_param
 except ImportError:         # CPython (or a PyPy without its JIT)
@@ -25,8 +27,10 @@ except ImportError:         # CPython (or a PyPy without its JIT)
 # half the nodes of a first `go movetime 1000` (more to compile while the main traces are
 # being made).  So it takes effect once the process has searched EAGER_AFTER_NODES nodes
 # (the background warm-up counts): 14% fewer after six benches, the first `go` unchanged.
-TRACE_EAGERNESS = int(os.environ.get("BASILISK_TRACE_EAGERNESS", "20"))
+TRACE_EAGERNESS = 20
 EAGER_AFTER_NODES = 200_000
+# BASILISK_JIT overrides the two above at import (``TRACE_EAGERNESS=50``; 0 turns it off)
+apply_overrides(globals(), os.environ.get("BASILISK_JIT", ""), "JIT tunable")
 # nodes until it takes effect, in a list (a module global rebound that often would undo
 # PyPy's compiled code that reads it); 0: nothing left to do, as under CPython
 _countdown = [EAGER_AFTER_NODES if _set_param is not None and TRACE_EAGERNESS > 0 else 0]

@@ -77,8 +77,8 @@ def measure(python, path, depth, warm, benches, out_dir, name, extra_env):
     nodes = re.search(r"^nodes (\d+)$", run.stdout, re.M)
     collected = COLLECTED.search(run.stderr)
     if run.returncode or not nodes or not collected:
-        raise RuntimeError("side %s failed (rc %d):\n%s\n%s" % (name, run.returncode, run.stdout,
-                                                     run.stderr[-2000:]))
+        raise RuntimeError("side %s failed (rc %d):\n%s\n%s"
+                           % (name, run.returncode, run.stdout, run.stderr[-2000:]))
     return int(collected.group(1)), int(nodes.group(1))
 
 
@@ -94,7 +94,7 @@ def main():
     parser.add_argument("--b-warm", type=int, help="the same on B (default: A's)")
     parser.add_argument("--benches", type=int, default=1, help="counted benches")
     parser.add_argument("--a-env", default="", help="A's extra environment: 'NAME=VALUE ...' "
-                        "(e.g. BASILISK_SEARCH=USE_IIR=1)")
+                        "(e.g. BASILISK_JIT=TRACE_EAGERNESS=50)")
     parser.add_argument("--b-env", default="", help="the same for B")
     parser.add_argument("--keep", metavar="DIR",
                         help="keep the two callgrind files there (for callgrind_annotate)")

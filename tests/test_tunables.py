@@ -57,3 +57,11 @@ def test_search_evaluate_and_timeman_read_their_environment_variables():
     assert done.returncode == 0 and done.stdout.split() == ["24", "3.5"], done.stderr
     done = run_with_env("BASILISK_SEARCH", "USE_LMRR=0", "import engine.search")
     assert done.returncode != 0 and "unknown search tunable 'USE_LMRR'" in done.stderr
+
+
+def test_jit_reads_its_environment_variable():
+    done = run_with_env("BASILISK_JIT", "TRACE_EAGERNESS=50,EAGER_AFTER_NODES=1000",
+                        "import engine.jit as j; print(j.TRACE_EAGERNESS, j.EAGER_AFTER_NODES)")
+    assert done.returncode == 0 and done.stdout.split() == ["50", "1000"], done.stderr
+    done = run_with_env("BASILISK_JIT", "TRACE_EAGER=5", "import engine.jit")
+    assert done.returncode != 0 and "unknown JIT tunable 'TRACE_EAGER'" in done.stderr
