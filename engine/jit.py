@@ -23,13 +23,15 @@ except ImportError:         # CPython (or a PyPy without its JIT)
 # interpreter, which rebuilds the frames) until it has failed trace_eagerness times; only
 # then is a bridge compiled for it.  The search has thousands of branches taken now and
 # then, so at PyPy's default of 200 a warm bench still resumed from a guard about once a
-# node.  20 from the start: 22% fewer instructions a warm node (bench_instructions.py), but
-# half the nodes of a first `go movetime 1000` (more to compile while the main traces are
-# being made).  So it takes effect once the process has searched EAGER_AFTER_NODES nodes
-# (the background warm-up counts): 14% fewer after six benches, the first `go` unchanged.
+# node.  TRACE_EAGERNESS takes effect once the process has searched EAGER_AFTER_NODES nodes
+# (the background warm-up counts); 0 nodes leaves PyPy's default.  It is off: 20 after
+# 200,000 nodes gives a fresh process 1.53x fewer nodes over its first game (120 plies at
+# 250 ms a move: bench_compare.py --game 120, median of three rounds), and from 3,000,000
+# nodes it gained nothing over the next four such games.  Only a search that repeats itself
+# pays for it: forty in-process benches took 80 s against 93 s, behind for the first fifteen.
 TRACE_EAGERNESS = 20
-EAGER_AFTER_NODES = 200_000
-# BASILISK_JIT overrides the two above at import (``TRACE_EAGERNESS=50``; 0 turns it off)
+EAGER_AFTER_NODES = 0
+# BASILISK_JIT overrides the two above at import (``EAGER_AFTER_NODES=200000``)
 apply_overrides(globals(), os.environ.get("BASILISK_JIT", ""), "JIT tunable")
 # nodes until it takes effect, in a list (a module global rebound that often would undo
 # PyPy's compiled code that reads it); 0: nothing left to do, as under CPython

@@ -8,6 +8,8 @@ A side is a revision (a commit, a branch, or the working tree) run by an interpr
     python scripts/bench_compare.py --a WORK --b WORK --b-python pypy3 --benches 6
     python scripts/bench_compare.py --go "movetime 1000"     # cold start: the first `go`
     python scripts/bench_compare.py --go "movetime 1000" --idle 1   # ... a second after readyok
+    python scripts/bench_compare.py --a HEAD --b HEAD --b-env BASILISK_JIT=EAGER_AFTER_NODES=0 \
+        --a-python pypy3 --b-python pypy3 --go "movetime 250" --game 120   # a whole game
 
 Each round starts a fresh engine process per side, A then B, and lets it run ``--benches``
 `bench` commands in a row (so a JIT can warm up in that process); the figure kept from a
@@ -16,7 +18,11 @@ usual "best of N" on a machine whose load varies). With ``--go`` each process in
 answers one `go` from the start position after start-up, and its last `info` line gives
 nodes and nodes/s: what the first move of a real game gets. ``--idle S`` waits S seconds
 between `readyok` and the `position`/`go`, as a GUI does while its user sets up a game (on
-PyPy the engine's JIT warm-up runs then).
+PyPy the engine's JIT warm-up runs then). ``--game PLIES`` makes that process play a whole
+game against itself from the start position instead, a `go ARGS` a ply, and counts the nodes
+and search time of every ply: what a fresh process gets over a game, JIT compiling included.
+``--a-env``/``--b-env`` add environment variables to a side (its tunables, e.g.
+``BASILISK_JIT=...``), so one revision can be measured against itself with a setting changed.
 With ``--benches`` 3 or more and ``--rounds`` 2 or more it also prints each side's mean over
 benches 3 and later of every round, with its standard error: PyPy's last bench varies by
 10-30% from one process to the next, so the mean of many is the steadier figure there.
@@ -57,10 +63,10 @@ def checkout(rev, tmp):
 class Engine:
     """One engine process speaking UCI over pipes."""
 
-    def __init__(self, python, path):
+    def __init__(self, python, path, env=None):
         self.proc = subprocess.Popen([python, "-m", "engine"], cwd=path, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     text=True, bufsize=1)
+                                     text=True, bufsize=1, env=dict(os.environ, **(env or {})))
 
     def send(self, line):
         self.proc.stdin.write(line + "\n")
@@ -85,9 +91,9 @@ class Engine:
             self.proc.kill()
 
 
-def bench_process(python, path, benches, depth):
+def bench_process(python, path, benches, depth, env=None):
     """[(nodes, nodes_per_second)] for each bench run in one fresh process."""
-    engine = Engine(python, path)
+    engine = Engine(python, path, env)
     out = []
     try:
         engine.send("uci")
@@ -112,9 +118,22 @@ def label(python):
     return base
 
 
-def go_process(python, path, go_args, idle=0.0):
-    """(nodes, nodes/s, seconds to uciok, to readyok) of the first `go` after start-up."""
-    engine = Engine(python, path)
+def last_info(lines):
+    """(nodes, nodes/s, milliseconds) of a search's last `info` line with a node count (zeros
+    for a search that printed none: a game already over, or a single legal reply)."""
+    infos = [l for l in lines if l.startswith("info") and " nodes " in l]
+    last = infos[-1].split() if infos else []
+
+    def field(name):
+        return int(last[last.index(name) + 1]) if name in last else 0
+
+    return field("nodes"), field("nps"), field("time")
+
+
+def go_process(python, path, go_args, idle=0.0, env=None, plies=0):
+    """(nodes, nodes/s, seconds to uciok, to readyok) of the first `go` after start-up, or
+    with ``plies``, summed over that many plies of a game the process plays against itself."""
+    engine = Engine(python, path, env)
     try:
         t0 = time.perf_counter()
         engine.send("uci")
@@ -124,14 +143,22 @@ def go_process(python, path, go_args, idle=0.0):
         engine.read_until(lambda line: line == "readyok")
         ready = time.perf_counter() - t0
         time.sleep(idle)
-        engine.send("position startpos")
-        engine.send("go " + go_args)
-        lines = engine.read_until(lambda line: line.startswith("bestmove"))
-        infos = [l for l in lines if l.startswith("info") and " nodes " in l]
-        last = infos[-1].split()
-        nodes = int(last[last.index("nodes") + 1])
-        nps = int(last[last.index("nps") + 1]) if "nps" in last else 0
-        return nodes, nps, uciok, ready
+        moves = []
+        total_nodes = total_ms = 0
+        for _ in range(max(plies, 1)):
+            engine.send("position startpos" + (" moves " + " ".join(moves) if moves else ""))
+            engine.send("go " + go_args)
+            lines = engine.read_until(lambda line: line.startswith("bestmove"))
+            nodes, nps, ms = last_info(lines)
+            if not plies:
+                return nodes, nps, uciok, ready
+            total_nodes += nodes
+            total_ms += ms
+            best = lines[-1].split()[1]
+            if best in ("(none)", "0000"):          # the game is over
+                break
+            moves.append(best)
+        return total_nodes, total_nodes * 1000 // max(total_ms, 1), uciok, ready
     finally:
         engine.close()
 
@@ -149,7 +176,17 @@ def main():
     parser.add_argument("--go", metavar="ARGS", help="measure the first `go ARGS` after start-up instead")
     parser.add_argument("--idle", type=float, default=0.0, metavar="SECONDS",
                         help="with --go: wait this long after readyok before the go")
+    parser.add_argument("--game", type=int, default=0, metavar="PLIES",
+                        help="with --go: play a game of this many plies against itself, a go a ply")
+    parser.add_argument("--a-env", default="", metavar="'NAME=VALUE ...'",
+                        help="side A's extra environment (e.g. BASILISK_JIT=EAGER_AFTER_NODES=0)")
+    parser.add_argument("--b-env", default="", metavar="'NAME=VALUE ...'",
+                        help="the same for side B")
     args = parser.parse_args()
+    if args.game and not args.go:
+        parser.error("--game needs --go")
+    envs = {name: dict(item.split("=", 1) for item in text.split())
+            for name, text in (("A", args.a_env), ("B", args.b_env))}
     # A relative interpreter path names a file here, not in the checkout the engine runs in.
     args.a_python, args.b_python = (os.path.abspath(p) if os.sep in p else p
                                     for p in (args.a_python, args.b_python))
@@ -164,15 +201,17 @@ def main():
         for rnd in range(1, args.rounds + 1):
             for name, rev, python, path in sides:
                 if args.go:
-                    nodes, nps, uciok, ready = go_process(python, path, args.go, args.idle)
+                    nodes, nps, uciok, ready = go_process(python, path, args.go, args.idle,
+                                                          envs[name], args.game)
                     nodes_seen[name].add(nodes)
                     results[name].append(nps)
-                    print("round %d %s (%s, %s): go %s: %d nodes, %d nodes/s; uciok after %.0f ms,"
-                          " readyok after %.0f ms" % (rnd, name, rev, label(python),
-                                                      args.go, nodes, nps, uciok * 1000,
-                                                      ready * 1000), flush=True)
+                    print("round %d %s (%s, %s): %sgo %s: %d nodes, %d nodes/s; uciok after %.0f"
+                          " ms, readyok after %.0f ms"
+                          % (rnd, name, rev, label(python),
+                             "a game of %d plies, " % args.game if args.game else "", args.go,
+                             nodes, nps, uciok * 1000, ready * 1000), flush=True)
                 else:
-                    runs = bench_process(python, path, args.benches, args.depth)
+                    runs = bench_process(python, path, args.benches, args.depth, envs[name])
                     for nodes, _ in runs:
                         nodes_seen[name].add(nodes)
                     results[name].append(runs[-1][1])
