@@ -20,6 +20,7 @@ from engine.bitboard import (BIT63, BB_SQUARES, BB_FILE_A, BB_FILE_H, BB_RANK_1,
                              BB_RANK_6, BB_RANK_8, BETWEEN, LINE, KNIGHT_ATTACKS, KING_ATTACKS,
                              PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
                              ROOK_RAYS, BISHOP_RAYS, squares_of, to_bitboard)
+from engine.jit import not_inlined
 from engine.types import (WHITE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
                           PROMO_KNIGHT, PROMO_BISHOP, PROMO_ROOK, PROMO_QUEEN, TO_SHIFT,
                           FLAG_SHIFT, MOVE_CAPTURE, MOVE_DOUBLE_PUSH, MOVE_EP)
@@ -92,6 +93,8 @@ def _king_moves(pos, us, ksq, targets, append):
         append(ksq | TO_BITS[to] | (MOVE_CAPTURE if to_bb & theirs else 0))
 
 
+# traced on its own under PyPy, as Position.make (the figures there)
+@not_inlined
 def generate_moves(pos, quiets=True):
     """Legal moves of the side to move (only captures and queen promotions if not quiets)."""
     if not quiets:
@@ -243,6 +246,7 @@ def generate_moves(pos, quiets=True):
     return moves
 
 
+@not_inlined
 def generate_captures(pos):
     """Legal captures, en passant and queen promotions (quiescence search's moves).
 
