@@ -8,8 +8,8 @@ A side is a revision (a commit, a branch, or the working tree) run by an interpr
     python scripts/bench_compare.py --a WORK --b WORK --b-python pypy3 --benches 6
     python scripts/bench_compare.py --go "movetime 1000"     # cold start: the first `go`
     python scripts/bench_compare.py --go "movetime 1000" --idle 1   # ... a second after readyok
-    python scripts/bench_compare.py --a HEAD --b HEAD --b-env BASILISK_JIT=EAGER_AFTER_NODES=0 \
-        --a-python pypy3 --b-python pypy3 --go "movetime 250" --game 120   # a whole game
+    python scripts/bench_compare.py --a HEAD --b HEAD --a-python pypy3 --b-python pypy3 \
+        --b-env BASILISK_JIT=EAGER_AFTER_NODES=200000 --go "movetime 250" --game 120  # games
 
 Each round starts a fresh engine process per side, A then B, and lets it run ``--benches``
 `bench` commands in a row (so a JIT can warm up in that process); the figure kept from a
@@ -179,7 +179,8 @@ def main():
     parser.add_argument("--game", type=int, default=0, metavar="PLIES",
                         help="with --go: play a game of this many plies against itself, a go a ply")
     parser.add_argument("--a-env", default="", metavar="'NAME=VALUE ...'",
-                        help="side A's extra environment (e.g. BASILISK_JIT=EAGER_AFTER_NODES=0)")
+                        help="side A's extra environment "
+                        "(e.g. BASILISK_JIT=EAGER_AFTER_NODES=200000)")
     parser.add_argument("--b-env", default="", metavar="'NAME=VALUE ...'",
                         help="the same for side B")
     args = parser.parse_args()
