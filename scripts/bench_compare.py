@@ -109,6 +109,11 @@ def bench_process(python, path, benches, depth, env=None):
     return out
 
 
+def parse_env(text):
+    """{NAME: VALUE} from a side's ``--a-env``/``--b-env`` text, 'NAME=VALUE ...'."""
+    return dict(item.split("=", 1) for item in text.split())
+
+
 def label(python):
     """A short name for an interpreter: a virtual environment's folder name for its python."""
     base = os.path.basename(python)
@@ -186,8 +191,7 @@ def main():
     args = parser.parse_args()
     if args.game and not args.go:
         parser.error("--game needs --go")
-    envs = {name: dict(item.split("=", 1) for item in text.split())
-            for name, text in (("A", args.a_env), ("B", args.b_env))}
+    envs = {"A": parse_env(args.a_env), "B": parse_env(args.b_env)}
     # A relative interpreter path names a file here, not in the checkout the engine runs in.
     args.a_python, args.b_python = (os.path.abspath(p) if os.sep in p else p
                                     for p in (args.a_python, args.b_python))

@@ -30,7 +30,7 @@ import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_compare import WORK, checkout, label  # noqa: E402  (a sibling script)
+from bench_compare import WORK, checkout, label, parse_env  # noqa: E402  (a sibling script)
 
 CHILD = r"""
 import os, subprocess, sys
@@ -108,8 +108,7 @@ def main():
         results = [None, None]
         errors = []
         warms = (args.warm, args.warm if args.b_warm is None else args.b_warm)
-        envs = [dict(item.split("=", 1) for item in text.split()) for text in (args.a_env,
-                                                                              args.b_env)]
+        envs = [parse_env(args.a_env), parse_env(args.b_env)]
 
         def side(i):
             try:
