@@ -49,3 +49,30 @@ def test_nothing_is_counted_down_where_there_is_no_jit(monkeypatch):
     monkeypatch.setattr(jit, "_countdown", [0])
     jit.searched(10 ** 6)
     assert jit._countdown == [0]
+
+
+def _import_with_fake_pypyjit(tmp_path, env_extra=""):
+    """What engine.jit asks of PyPy's JIT at import, seen through a stand-in pypyjit module."""
+    import os
+    import subprocess
+    import sys
+    (tmp_path / "fake_pypyjit.py").write_text(
+        "calls = []\n"
+        "def set_param(text):\n    calls.append(text)\n"
+        "def dont_trace_here(*args):\n    pass\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), root]),
+               BASILISK_JIT=env_extra)
+    script = ("import sys, fake_pypyjit; sys.modules['pypyjit'] = fake_pypyjit; "
+              "import engine.jit; print(fake_pypyjit.calls)")
+    out = subprocess.run([sys.executable, "-c", script],
+                         env=env, capture_output=True, text=True, check=True).stdout
+    return eval(out)
+
+
+def test_recursion_is_not_unrolled_where_there_is_a_jit(tmp_path):
+    """With pypyjit present, importing the engine sets max_unroll_recursion (-1 by default,
+    BASILISK_JIT may set it back to PyPy's 7); nothing else is set at import."""
+    assert jit.MAX_UNROLL_RECURSION == -1
+    assert _import_with_fake_pypyjit(tmp_path) == ["max_unroll_recursion=-1"]
+    assert _import_with_fake_pypyjit(tmp_path, "MAX_UNROLL_RECURSION=7") == ["max_unroll_recursion=7"]
