@@ -38,10 +38,11 @@ EAGER_AFTER_NODES = 0
 # While tracing, PyPy inlines a called function into the trace unless that function is
 # already on the trace's stack this many times; its default, 7, unrolls a recursion seven
 # levels deep.  The search recurses through long functions, and at -1 (nothing is inlined,
-# each function is traced on its own, as a recursive program is told to run under PyPy) it
-# runs much faster: UCI `bench`, the sixth in a process, 1.24x +/- 0.02 against the default,
-# the first bench 1.4x, a fresh process's first game 1.22x more nodes at 250 ms a move
-# (bench_compare.py); 1 and 2 reach 0.77x and 0.79x of -1, `inlining=0` 0.82x.
+# each function is traced on its own: the usual advice for recursive code under PyPy) it
+# runs much faster than at the default (bench_compare.py): UCI `bench`, the sixth in a
+# process, 1.19x (benches 3-6 1.24x +/- 0.02), the first bench 1.4x, the first `go movetime
+# 1000` 1.54x, a fresh process's first game at 250 ms a move 1.30x the nodes; 1 and 2
+# reach 0.77x and 0.79x of -1's warm bench, `inlining=0` 0.82x.
 MAX_UNROLL_RECURSION = -1
 # BASILISK_JIT overrides the three above at import (``EAGER_AFTER_NODES=200000``,
 # ``MAX_UNROLL_RECURSION=7`` for PyPy's default)
