@@ -568,8 +568,9 @@ def evaluate(pos):
 
 # Traced on its own under PyPy: bench 1.11x (median 1.21x) after six benches, the first go
 # 1.16x (bench_compare.py).  Its caller then allocates a frame for all these locals (about
-# 2 KB a call), so the cache probe above stays outside, small enough to inline: a hit
-# costs 0.04 us and 10 bytes there, not 0.19 us and 2 KB.
+# 2 KB a call), so the cache probe above stays outside, in a small frame: inlined, a hit
+# cost 0.04 us and 10 bytes, not 0.19 us and 2 KB (engine.jit now has PyPy inline
+# nothing, so a hit is a call of that small frame).
 @not_inlined
 def _evaluate(pos, key, slot):
     """evaluate() for a position not in the cache; stores it there."""
