@@ -2,16 +2,15 @@
 
 PyPy's JIT inlines the functions a hot loop calls into that loop's trace. A long, branchy
 function inlined into many callers makes every one of their traces long, and each of its
-branches becomes a bridge off each of them. ``not_inlined`` asks PyPy to compile such a
-function as a trace of its own, which the callers' traces call.
+branches becomes a bridge off each of them. So at import the engine sets PyPy's
+``max_unroll_recursion`` to ``MAX_UNROLL_RECURSION`` (below): at -1 no Python function is
+inlined into another's trace, and each is compiled as a trace of its own that the callers'
+traces call.  ``not_inlined`` asks the same for one function; it acts only where PyPy's
+default is set back (``BASILISK_JIT=MAX_UNROLL_RECURSION=7``).
 
 Such a call is not free: the caller allocates the callee's frame, sized by its locals (about
 2 KB for the evaluation), at every call.  So a cheap early exit (a cache probe) belongs in a
-small function that may be inlined, in front of the marked one (engine.evaluate does this).
-
-``MAX_UNROLL_RECURSION`` (below) goes further for the whole process: at -1 PyPy inlines no
-Python function into another's trace and traces each on its own, so ``not_inlined`` then
-changes nothing (measured: 1.00x); it still acts if PyPy's default is set back.
+small function of its own, in front of the large one (engine.evaluate does this).
 """
 
 import os

@@ -1,8 +1,14 @@
 """engine.jit: the PyPy hint changes nothing a caller can see, and reaches PyPy's JIT."""
 
+import os
+import subprocess
+import sys
+
 import engine.jit as jit
 from engine.evaluate import evaluate
 from engine.position import Position
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_jit_hint_returns_the_function_itself():
@@ -51,28 +57,32 @@ def test_nothing_is_counted_down_where_there_is_no_jit(monkeypatch):
     assert jit._countdown == [0]
 
 
-def _import_with_fake_pypyjit(tmp_path, env_extra=""):
-    """What engine.jit asks of PyPy's JIT at import, seen through a stand-in pypyjit module."""
-    import os
-    import subprocess
-    import sys
-    (tmp_path / "fake_pypyjit.py").write_text(
-        "calls = []\n"
-        "def set_param(text):\n    calls.append(text)\n"
-        "def dont_trace_here(*args):\n    pass\n")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), root]),
-               BASILISK_JIT=env_extra)
-    script = ("import sys, fake_pypyjit; sys.modules['pypyjit'] = fake_pypyjit; "
-              "import engine.jit; print(fake_pypyjit.calls)")
-    out = subprocess.run([sys.executable, "-c", script],
-                         env=env, capture_output=True, text=True, check=True).stdout
-    return eval(out)
+# Imports the engine's jit module in a fresh interpreter with a stand-in pypyjit module in
+# sys.modules (PyPy's own is built in, so one on the path would not replace it) and prints
+# each set_param call on a line of its own.
+_FAKE_JIT_IMPORT = """
+import sys, types
+calls = []
+fake = types.ModuleType("pypyjit")
+fake.set_param = calls.append
+fake.dont_trace_here = lambda *args: None
+sys.modules["pypyjit"] = fake
+import engine.jit
+print("\\n".join(calls))
+"""
 
 
-def test_recursion_is_not_unrolled_where_there_is_a_jit(tmp_path):
+def _set_params_at_import(jit_overrides=""):
+    """The set_param calls engine.jit makes at import, with BASILISK_JIT=jit_overrides."""
+    env = dict(os.environ, BASILISK_JIT=jit_overrides)
+    out = subprocess.run([sys.executable, "-c", _FAKE_JIT_IMPORT], cwd=ROOT, env=env,
+                         capture_output=True, text=True, check=True).stdout
+    return out.splitlines()
+
+
+def test_recursion_is_not_unrolled_where_there_is_a_jit():
     """With pypyjit present, importing the engine sets max_unroll_recursion (-1 by default,
     BASILISK_JIT may set it back to PyPy's 7); nothing else is set at import."""
     assert jit.MAX_UNROLL_RECURSION == -1
-    assert _import_with_fake_pypyjit(tmp_path) == ["max_unroll_recursion=-1"]
-    assert _import_with_fake_pypyjit(tmp_path, "MAX_UNROLL_RECURSION=7") == ["max_unroll_recursion=7"]
+    assert _set_params_at_import() == ["max_unroll_recursion=-1"]
+    assert _set_params_at_import("MAX_UNROLL_RECURSION=7") == ["max_unroll_recursion=7"]
