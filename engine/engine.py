@@ -491,7 +491,9 @@ class SearchJob(Job):
 
         def report(info):
             picker.add(info)
-            if info.get("multipv", 1) <= shown:
+            # a cut iteration's closing lines lead with the full-strength move: not shown,
+            # so the last line the GUI sees is the one played
+            if info.get("multipv", 1) <= shown and not info.get("final"):
                 self.report(info)
 
         best, ponder = self.searcher.search(self.pos, plan.limits(self.limits), self.timeman,
@@ -583,7 +585,7 @@ class PerftJob(Job):
 
 
 class BenchJob(Job):
-    """The benchmark in the worker thread (`stop` ends it after the current position)."""
+    """The benchmark in the worker thread (`stop` ends it within CHECK_INTERVAL nodes)."""
 
     kind = "bench"
 
@@ -667,7 +669,8 @@ def run_bench(depth=None, progress=None, stop_event=None):
             raise _BenchStopped
 
     try:
-        nodes, seconds = search_bench(depth, BENCH_HASH_MB, report)
+        nodes, seconds = search_bench(depth, BENCH_HASH_MB, report,
+                                      stop=stop_event.is_set if stop_event is not None else None)
     except _BenchStopped:
         return None
     return ["===========================",

@@ -237,10 +237,11 @@ class Searcher:
 
         ``report(info)`` receives dicts with keys depth, seldepth, multipv, score (cp) or
         mate (moves), bound ('lower'/'upper'/None), nodes, nps, time (ms), hashfull, pv
-        (list of move ints).  An iteration cut short (time, nodes, stop) ends, with MultiPV
-        1, in one more report marked ``final``: the line to be played (from the cut
-        iteration if it found a new best move, at that depth) with the nodes and time of
-        the whole search.  best_move is 0 only when there is no legal move.
+        (list of move ints).  An iteration cut short (time, nodes, stop) ends in one more
+        set of reports marked ``final``, with the nodes and time of the whole search: first
+        the line to be played (from the cut iteration if it found a new best move, at that
+        depth), then the other MultiPV lines (the cut iteration's complete ones, then the
+        last complete iteration's).  best_move is 0 only when there is no legal move.
         ``skip_depth(depth)``, true for an iteration to leave out (beyond depth 1), lets a
         Lazy SMP helper stay a depth apart from the main search (engine.smp).
         """
@@ -296,12 +297,21 @@ class Searcher:
                 if line:
                     pv = line[1]
                     best, ponder = pv[0], (pv[1] if len(pv) > 1 else 0)
-                if report and multipv == 1 and (line or lines):
-                    # as Stockfish does on a stop: the line played, with every node counted
-                    shown_depth, (score, pv) = (depth, line) if line else (depth - 1, lines[0])
-                    info = self._info(shown_depth, 1, score, pv, None)
-                    info["final"] = True
-                    report(info)
+                if report and (line or lines):
+                    # as Stockfish does on a stop: the lines as they stand, with every node
+                    # counted, the one played first (the cut iteration's where it has them,
+                    # the last complete iteration's for the rest)
+                    shown = [(depth, line)] if line else []
+                    shown += [(depth, result) for result in results[1:]]
+                    for result in lines:
+                        if len(shown) >= multipv:
+                            break
+                        if all(result[1][0] != pv[0] for _, (_, pv) in shown):
+                            shown.append((depth - 1, result))
+                    for i, (shown_depth, (score, pv)) in enumerate(shown):
+                        info = self._info(shown_depth, i + 1, score, pv, None)
+                        info["final"] = True
+                        report(info)
                 break
             # a completed iteration: remember and report it, reorder the root moves
             results.sort(key=lambda line: -line[0])     # stable: ties keep search order
@@ -926,27 +936,32 @@ class _BenchLimits:
 
 
 class _NoClock:
-    def __init__(self):
+    """No deadline: the search ends at its depth, or once ``stop()`` (when given) is true."""
+
+    def __init__(self, stop=None):
         self.start = time.perf_counter()
+        self._stop = stop
 
     def elapsed_ms(self):
         return (time.perf_counter() - self.start) * 1000.0
 
     def hard_expired(self):
-        return False
+        return self._stop is not None and self._stop()
 
     def soft_expired(self):
         return False
 
 
-def run_bench(depth=BENCH_DEPTH, hash_mb=16, report=None, positions=None):
+def run_bench(depth=BENCH_DEPTH, hash_mb=16, report=None, positions=None, stop=None):
     """Search each bench FEN to depth with a fresh Searcher and empty evaluation caches (so a
     second bench in one process measures the search, not the caches the first one filled);
     (total_nodes, seconds searched).  As in Stockfish's bench, the time counts the searches
     only, not the setting up of each position's hash table (~6 ms for 16 MB on PyPy, 1 ms
     on CPython).
 
-    ``report(fen, nodes, seconds, best_move)`` is called after each position.
+    ``report(fen, nodes, seconds, best_move)`` is called after each position.  ``stop()``,
+    asked by the search every CHECK_INTERVAL nodes, cuts the searches short once true (the
+    caller then discards the figures: see engine.engine.run_bench).
     """
     total = 0
     searched = 0.0
@@ -955,7 +970,7 @@ def run_bench(depth=BENCH_DEPTH, hash_mb=16, report=None, positions=None):
         pos = Position(fen)
         clear_eval_cache()
         t0 = time.perf_counter()
-        best, _ = searcher.search(pos, _BenchLimits(depth), _NoClock())
+        best, _ = searcher.search(pos, _BenchLimits(depth), _NoClock(stop))
         seconds = time.perf_counter() - t0
         searched += seconds
         total += searcher.nodes

@@ -141,7 +141,7 @@ class Output:
                 self.log_file = open(path, "a", encoding="utf-8")
 
     def log_input(self, line):
-        self.log_lines("<< ", [line])
+        self.log_lines("<< ", [line.rstrip("\r\n")])
 
     def log_lines(self, prefix, lines):
         """Lines for the debug log only (nothing happens without one)."""

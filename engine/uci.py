@@ -700,11 +700,12 @@ class UciSession:
             self.send(self.fallback_bestmove())
 
     def start_go(self, args):
-        limits = self.parse_go(args)
+        # the old search ends (its last lines and bestmove out) before this go says anything
         if not self.engine.stop_and_wait("go"):
             # the old search is stuck: answer this go at once
             self.send(self.fallback_bestmove())
             return
+        limits = self.parse_go(args)
         pos = self.pos.copy()
         chess960 = self.chess960()
         if limits.perft:

@@ -177,6 +177,29 @@ def test_multipv_distinct_lines():
     assert scores == sorted(scores, reverse=True)
 
 
+@pytest.mark.parametrize("fen", [
+    "2k5/pppr4/4R3/4Q3/2pp2q1/8/PPP2PPP/6K1 w - - 0 1",
+    "1r1rb1k1/2p3pp/p2q1p2/3PpP1Q/Pp1bP2N/1B5R/1P4PP/2B4K w - - 0 1",
+    "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+])
+@pytest.mark.parametrize("multipv", [1, 3])
+def test_a_cut_search_ends_with_its_lines_the_move_played_first(fen, multipv):
+    """Whatever the node limit cuts, the last report of each MultiPV slot comes with the
+    whole search's nodes, slot 1's line starts with the best move and the ponder move, and
+    the slots hold distinct moves (as Stockfish prints them on a stop)."""
+    for nodes in (700, 1500, 3000, 6000):
+        best, ponder, infos = run(fen, nodes=nodes, multipv=multipv)
+        last = {}
+        for info in infos:
+            if info["bound"] is None:
+                last[info["multipv"]] = info
+        assert sorted(last) == list(range(1, multipv + 1))
+        assert all(info["nodes"] == nodes for info in last.values()), (nodes, last)
+        pv = last[1]["pv"]
+        assert pv[0] == best and (ponder == 0 or pv[1] == ponder), (nodes, last)
+        assert len({info["pv"][0] for info in last.values()}) == multipv
+
+
 def test_searchmoves_honoured():
     fen = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1"
     best, _, infos = run(fen, depth=4, searchmoves=("a2a3", "h2h3"))

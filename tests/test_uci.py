@@ -890,6 +890,19 @@ def test_commands_interleaved_mid_search(uci):
     assert_legal(board.fen(), move)
 
 
+def test_a_go_right_after_stop_speaks_after_the_old_search_ends(uci):
+    """The old search's bestmove comes before anything the new `go` says (here its error)."""
+    uci.send("position startpos")
+    uci.send("go infinite")
+    time.sleep(0.3)
+    uci.send("stop")
+    uci.send("go depth abc movetime 100")
+    lines = uci.expect("bestmove ")
+    assert not [line for line in lines if "error" in line], lines
+    lines = uci.expect("bestmove ")
+    assert "not a number" in lines[0], lines
+
+
 def test_debug_log_file(uci, tmp_path):
     log = tmp_path / "basilisk.log"
     uci.send("setoption name Debug Log File value %s" % log)
@@ -899,7 +912,8 @@ def test_debug_log_file(uci, tmp_path):
     uci.send("setoption name Debug Log File value <empty>")
     uci.sync()
     text = log.read_text()
-    assert "<< go depth 1" in text and ">> bestmove" in text
+    assert "<< go depth 1\n" in text and ">> bestmove" in text
+    assert "\n\n" not in text and "\r" not in text      # one log line per protocol line
 
 
 # ---------------------------------------------------------------------- extras
@@ -969,6 +983,26 @@ def test_bench_in_the_loop_and_from_the_shell(uci):
     shell_nodes = int(re.search(r"Nodes searched  : (\d+)", out.stdout).group(1))
     assert re.search(r"Nodes/second    : \d+", out.stdout)
     assert shell_nodes == nodes     # the signature is deterministic
+
+
+@pytest.mark.parametrize("command", ["go perft 7", "bench 30"])
+def test_stop_ends_a_deep_perft_or_bench_at_once_and_the_next_go_is_searched(uci, command):
+    """`stop` acts inside a root move's perft and inside a bench position's search: the
+    next `go` is searched (its info lines come), not answered with a stand-in move after
+    waiting for a job that would not stop."""
+    uci.send("position startpos")
+    uci.send(command)
+    time.sleep(0.5)
+    uci.send("stop")
+    start = time.perf_counter()
+    uci.sync()
+    uci.send("position startpos moves e2e4")
+    uci.send("go depth 3")
+    move, _, lines = uci.bestmove()
+    assert time.perf_counter() - start < 5.0       # the engine gives a job 10 s to stop
+    assert any(line.startswith("info depth 3 ") for line in lines), lines
+    assert_legal("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", move)
+    assert not [line for line in uci.transcript if "did not stop" in line]
 
 
 def test_stdout_holds_only_protocol_lines(uci):
@@ -1443,6 +1477,29 @@ def test_divide_stops_between_root_moves():
     assert reported == full[:3]
     assert divide(pos, 2, stop=lambda: False) == full
     assert pos.fen() == chess.STARTING_FEN      # restored
+
+
+def test_divide_stops_inside_a_root_move_and_counts_the_same_when_not_stopped():
+    """A deep perft asks stop() below the root too (a `stop` acts within a few ms): told to
+    stop at the fifth ask, it has not finished even the first root move."""
+    from engine.perft import divide, STOP_GRAIN
+    from engine.position import Position
+    fen = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
+    pos = Position(fen)
+    depth = STOP_GRAIN + 2
+    asked = []
+
+    def stop_at_five():
+        asked.append(1)
+        return len(asked) >= 5
+
+    reported = []
+    assert divide(pos, depth, bulk=True, stop=stop_at_five,
+                  report=lambda m, n: reported.append((m, n))) is None
+    assert reported == [] and len(asked) == 5
+    assert pos.fen() == fen
+    assert divide(pos, depth, bulk=True, stop=lambda: False) == divide(pos, depth, bulk=True)
+    assert sum(n for _, n in divide(pos, depth, bulk=True, stop=lambda: False)) == 674624
 
 
 def test_the_facade_perft_counts_and_stops():
