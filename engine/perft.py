@@ -9,7 +9,7 @@ within a fraction of a second: it asks between subtrees of STOP_GRAIN plies.
 from engine.movegen import generate_moves
 
 # divide() asks stop() before each subtree at least this deep: 8,902 leaves from the start
-# position, about 10 ms on CPython; a middlegame's 3-ply subtrees hold some 40,000
+# position (about 10 ms of full perft on CPython), 97,862 from Kiwipete (about 0.1 s)
 STOP_GRAIN = 3
 
 
@@ -58,8 +58,9 @@ def divide(pos, depth, bulk=False, stop=None, report=None):
     """[(move, count)] for each root move, in generation order.
 
     ``stop()``, when given, is asked before each root move, and below it before each
-    move leading to a subtree of STOP_GRAIN plies or more: once it is true, divide returns None (pos restored).
-    ``report(move, count)`` is called as each count becomes known.
+    move leading to a subtree of STOP_GRAIN plies or more: once it is true, divide
+    returns None (pos restored).  ``report(move, count)`` is called as each count
+    becomes known.
     """
     count = perft_bulk if bulk else perft
     if stop is not None:
