@@ -11,8 +11,8 @@ the caller holds ``bestmove`` until ``stop``/``ponderhit``.
 
 Steps of a node (``# Step N.`` in ``_search``, then ``_moves``): 1 horizon, stop check; 2
 draws, mate distance; 3 TT probe; 4 static eval, reverse futility, razoring, null move,
-ProbCut; 5 internal iterative reduction, 5b singular extension (the other moves searched
-by Step 6 at half depth); 6 the moves: TT move first, SEE, futility (per node and per
+ProbCut; 5 internal iterative reduction, 5b singular extension (off by default; the other
+moves searched by Step 6 at half depth); 6 the moves: TT move first, SEE, futility (per node and per
 move), quiet SEE and late-move pruning, check, recapture, single-reply and singular
 extensions, LMR, PVS, history updates; 7 TT store (a fail high's score pulled toward beta
 first).
@@ -153,9 +153,11 @@ EASY_MOVE_FACTOR = 0.6
 # bound from depth >= depth - 3 no other move reaches within SINGULAR_MARGIN cp a ply (the
 # others searched at half depth) is searched a ply deeper; when that bound is at or above
 # beta the node returns it (multi-cut), and a TT move that scored above beta but was not
-# singular is searched a ply less.  From depth 6: +16.5 +/- 26.6 Elo (pairs, LOS 88.9%), 400
-# games at 10,000 nodes (from depth 8, at PyPy's 10 s + 0.1 s: -10.4 +/- 50.8, 100 games)
-USE_SINGULAR = True
+# singular is searched a ply less.  Off: from depth 6 +16.5 +/- 26.6 Elo (pairs, LOS 88.9%),
+# 400 games at 10,000 nodes, but -20.9 +/- 54.8 at CPython's 10 s + 0.1 s (100 games) and
+# WAC at 1 s 247 -> 235 on CPython (269 -> 264 on PyPy); from depth 8 at PyPy's clock
+# -10.4 +/- 50.8 (100 games)
+USE_SINGULAR = False
 SINGULAR_MIN_DEPTH = 6
 SINGULAR_MARGIN = 2
 BOUND_REPORT_AFTER_MS = 1000   # no lowerbound/upperbound reports before this ...
