@@ -12,10 +12,10 @@ the caller holds ``bestmove`` until ``stop``/``ponderhit``.
 Steps of a node (``# Step N.`` in ``_search``, then ``_moves``): 1 horizon, stop check; 2
 draws, mate distance; 3 TT probe; 4 static eval, reverse futility, razoring, null move,
 ProbCut; 5 internal iterative reduction, 5b singular extension (off by default; the other
-moves searched by Step 6 at half depth); 6 the moves: TT move first, SEE, futility (per node and per
-move), quiet SEE and late-move pruning, check, recapture, single-reply and singular
-extensions, LMR, PVS, history updates; 7 TT store (a fail high's score pulled toward beta
-first).
+moves searched by Step 6 at half depth); 6 the moves: TT move first, SEE, futility (per
+node and per move), quiet SEE and late-move pruning, check, recapture, single-reply and
+singular extensions, LMR, PVS, history updates; 7 TT store (a fail high's score pulled
+toward beta first).
 
 Tunables are the upper-case constants below (figures: docs/measurements.md), overridden
 at import by BASILISK_SEARCH (e.g. ``USE_NULL_MOVE=0``) for A/B matches.  ``run_bench()``
