@@ -11,11 +11,10 @@ the caller holds ``bestmove`` until ``stop``/``ponderhit``.
 
 Steps of a node (``# Step N.`` in ``_search``, then ``_moves``): 1 horizon, stop check; 2
 draws, mate distance; 3 TT probe; 4 static eval, reverse futility, razoring, null move,
-ProbCut; 5 internal iterative reduction, 5b singular extension (off by default; the other
-moves searched by Step 6 at half depth); 6 the moves: TT move first, SEE, futility (per
-node and per move), quiet SEE and late-move pruning, check, recapture, single-reply and
-singular extensions, LMR, PVS, history updates; 7 TT store (a fail high's score pulled
-toward beta first).
+ProbCut; 5 internal iterative reduction; 6 the moves: TT move first, SEE, futility (per
+node and per move), quiet SEE and late-move pruning, check, recapture and single-reply
+extensions, LMR, PVS, history updates; 7 TT store (a fail high's score pulled toward beta
+first).
 
 Tunables are the upper-case constants below (figures: docs/measurements.md), overridden
 at import by BASILISK_SEARCH (e.g. ``USE_NULL_MOVE=0``) for A/B matches.  ``run_bench()``
@@ -149,17 +148,6 @@ FALLING_EVAL_MIN = 0.9
 FALLING_EVAL_MAX = 1.5
 EASY_MOVE_SHARE = 0.85
 EASY_MOVE_FACTOR = 0.6
-# singular extension (Stockfish's): at depth >= SINGULAR_MIN_DEPTH, a TT move whose lower
-# bound from depth >= depth - 3 no other move reaches within SINGULAR_MARGIN cp a ply (the
-# others searched at half depth) is searched a ply deeper; when that bound is at or above
-# beta the node returns it (multi-cut), and a TT move that scored above beta but was not
-# singular is searched a ply less.  Off: from depth 6 +16.5 +/- 26.6 Elo (pairs, LOS 88.9%),
-# 400 games at 10,000 nodes, but -20.9 +/- 54.8 at CPython's 10 s + 0.1 s (100 games) and
-# WAC at 1 s 247 -> 235 on CPython (269 -> 264 on PyPy); from depth 8 at PyPy's clock
-# -10.4 +/- 50.8 (100 games)
-USE_SINGULAR = False
-SINGULAR_MIN_DEPTH = 6
-SINGULAR_MARGIN = 2
 BOUND_REPORT_AFTER_MS = 1000   # no lowerbound/upperbound reports before this ...
 BOUND_REPORT_EVERY_MS = 300    # ... nor more often than this
 
@@ -573,32 +561,13 @@ class Searcher:
         if USE_IIR and not tt_move and depth >= IIR_MIN_DEPTH and (pv_node or cut_node):
             depth -= 1
 
-        # Step 5b. singular extension: is the TT move the only good one here?
-        tt_ext = 0
-        if (USE_SINGULAR and depth >= SINGULAR_MIN_DEPTH and tt_move and ply and not in_check
-                and tt_bound & BOUND_LOWER and tt_depth >= depth - 3
-                and abs(tt_score) < VALUE_MATE_IN_MAX_PLY and ply < 2 * self.root_depth
-                and is_legal_move(pos, tt_move)):
-            singular_beta = tt_score - SINGULAR_MARGIN * depth
-            score = self._moves(pos, (depth - 1) // 2, singular_beta - 1, singular_beta, ply,
-                                False, cut_node, False, 0, static_eval, raw_eval, improving,
-                                tt_move)
-            if score < singular_beta:
-                tt_ext = 1
-            elif singular_beta >= beta:
-                return singular_beta
-            elif tt_score >= beta:
-                tt_ext = -1
-
         return self._moves(pos, depth, alpha, beta, ply, pv_node, cut_node, in_check, tt_move,
-                           static_eval, raw_eval, improving, 0, tt_ext)
+                           static_eval, raw_eval, improving)
 
     def _moves(self, pos, depth, alpha, beta, ply, pv_node, cut_node, in_check, tt_move,
-               static_eval, raw_eval, improving, excluded=0, tt_ext=0):
+               static_eval, raw_eval, improving):
         """Steps 6 and 7 of _search.  A function of its own because PyPy's JIT traces the
-        shorter functions better (bench nodes per CPU-second 82k -> 88-95k; CPython same).
-        excluded: a move left out (the singular extension's search of the other moves,
-        which stores nothing); tt_ext: plies added to the TT move's depth (Step 5b)."""
+        shorter functions better (bench nodes per CPU-second 82k -> 88-95k; CPython same)."""
         # Step 6. the moves (LMP +135, SEE pruning +52, LMR +60, countermove +44, futility +32 Elo)
         # the TT move is tried before anything is generated: often it is all a node needs.
         # In check (where a single reply is extended) the moves are generated first, to be
@@ -668,8 +637,6 @@ class Searcher:
                                            if USE_COUNTERMOVE else 0)
                     if tt_ok:
                         scores[moves.index(tt_move)] = USED
-                    elif excluded:
-                        scores[moves.index(excluded)] = USED
                 if late and not quiets_dropped:
                     _drop_quiet_non_checks(pos, moves, scores)    # 2.3x fewer picks in bench
                     quiets_dropped = True
@@ -736,11 +703,6 @@ class Searcher:
                 new_depth = depth
             else:
                 new_depth = depth - 1
-            if tt_ext and k == 0 and tt_ok:
-                if tt_ext > 0:
-                    new_depth = depth
-                elif new_depth == depth - 1:
-                    new_depth = depth - 2
             if searched == 1:
                 if pv_node:
                     pvt[ply + 1] = ()
@@ -795,8 +757,6 @@ class Searcher:
                 captures.append(move)
 
         # Step 7. store
-        if excluded:
-            return best_score if searched else alpha
         if best_score >= beta:
             bound = BOUND_LOWER
             if (USE_FAIL_HIGH_BLEND and abs(best_score) < VALUE_MATE_IN_MAX_PLY

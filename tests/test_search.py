@@ -14,7 +14,7 @@ from engine.position import Position
 from engine.search import Searcher, run_bench, CHECK_INTERVAL, _BenchLimits, _NoClock
 from engine.timeman import Limits, TimeManager
 from engine.tt import BOUND_UPPER
-from engine.types import VALUE_INFINITE, VALUE_MATE, VALUE_NONE
+from engine.types import VALUE_INFINITE, VALUE_MATE
 
 
 def run(fen, depth=None, nodes=None, multipv=1, searchmoves=(), movetime=None, searcher=None):
@@ -810,51 +810,3 @@ def test_correction_history_learns_within_bounds_and_the_table_keeps_raw_evals(m
     assert checked > 5
     searcher.clear()
     assert not any(searcher.correction)
-
-
-def singular_calls(monkeypatch, fen, tt_uci, tt_score, alpha, beta, depth=4):
-    """Spy on the children of a node at ply 1 whose TT entry holds tt_uci with a lower
-    bound tt_score from depth - 1, with the singular extension on from depth 2 and the
-    whole-node prunings that would cut first off: (score,
-    [(move, depth)] of every child searched)."""
-    import engine.search as search_module
-    from engine.notation import parse_uci_move
-    from engine.tt import BOUND_LOWER
-    monkeypatch.setattr(search_module, "USE_SINGULAR", True)
-    monkeypatch.setattr(search_module, "SINGULAR_MIN_DEPTH", 2)
-    for name in ("USE_REVERSE_FUTILITY", "USE_NULL_MOVE", "USE_PROBCUT"):   # cut before it
-        monkeypatch.setattr(search_module, name, False)
-    pos = Position(fen)
-    calls = []
-    searcher, search = child_search_spy(lambda move, d: calls.append((move, d)))
-    searcher.root_depth = depth
-    searcher.tt.store(pos.key, 1, parse_uci_move(pos, tt_uci), tt_score, VALUE_NONE,
-                      depth - 1, BOUND_LOWER)
-    score = search(pos, depth, alpha, beta, 1, False, False)
-    assert pos.fen() == Position(fen).fen()
-    return score, calls
-
-
-def test_a_singular_tt_move_is_searched_a_ply_deeper(monkeypatch):
-    """Nxd5 alone wins the queen: the other moves, searched at half depth against the TT
-    score less the margin, all stay below it, so Nxd5 goes to the node's own depth; the
-    singular search leaves Nxd5 out."""
-    fen = "rnb1kbnr/pppp1ppp/8/3qp3/8/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 3"
-    score, calls = singular_calls(monkeypatch, fen, "c3d5", 800, -1, 0)
-    verify = [(m, d) for m, d in calls if d == 0]           # (4 - 1) // 2 - 1
-    assert verify and ("c3d5", 0) not in verify
-    assert ("c3d5", 4) in calls and ("c3d5", 3) not in calls
-    assert score >= 0
-
-
-def test_singular_search_multi_cut_and_negative_extension(monkeypatch):
-    """Two moves win the queen (exd5 and Nxd5): the TT move is not
-    singular.  When the singular bound is already at or above beta, the node returns it
-    (multi-cut) without searching the TT move; when only the TT score is, the TT move goes a
-    ply less than usual."""
-    fen = "rnb1kbnr/pppp1ppp/8/3qp3/4P3/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 3"
-    score, calls = singular_calls(monkeypatch, fen, "c3d5", 800, -1, 0)
-    assert score == 800 - 2 * 4                              # SINGULAR_MARGIN x depth
-    assert not [m for m, d in calls if d > 0]
-    score, calls = singular_calls(monkeypatch, fen, "c3d5", 800, 799, 800)
-    assert ("c3d5", 2) in calls and ("c3d5", 3) not in calls
