@@ -37,7 +37,7 @@ from engine.movegen import generate_moves
 from engine.notation import move_to_uci, parse_uci_move
 from engine.perft import divide
 from engine.position import Position, FenError, STARTING_FEN
-from engine.search import Searcher, BENCH_DEPTH, BENCH_POSITIONS
+from engine.search import Searcher, NoDeadline, BENCH_DEPTH, BENCH_POSITIONS
 from engine.search import run_bench as search_bench
 from engine.skill import SkillPlan, strength_level
 from engine import smp
@@ -601,22 +601,6 @@ class BenchJob(Job):
         self.on_done(lines)
 
 
-class _WarmUpClock:
-    """The time manager of the warm-up: no deadline, only its job's stop event."""
-
-    def __init__(self, stop_event):
-        self.stop_event = stop_event
-        self.start = time.perf_counter()
-
-    def elapsed_ms(self):
-        return (time.perf_counter() - self.start) * 1000.0
-
-    def hard_expired(self):
-        return self.stop_event.is_set()
-
-    soft_expired = hard_expired
-
-
 class WarmUpJob(Job):
     """PyPy's JIT warm-up: WARM_UP_NODES on each bench position with a small Searcher of
     its own (the engine's Searcher, position and output are never touched)."""
@@ -630,7 +614,7 @@ class WarmUpJob(Job):
         self.nodes = 0
 
     def run(self):
-        clock = _WarmUpClock(self.stop_event)
+        clock = NoDeadline(self.stop_event.is_set)
         try:
             for fen in BENCH_POSITIONS:
                 if self.stop_event.is_set():

@@ -935,8 +935,9 @@ class _BenchLimits:
         self.searchmoves = []
 
 
-class _NoClock:
-    """No deadline: the search ends at its depth, or once ``stop()`` (when given) is true."""
+class NoDeadline:
+    """The time manager of a search without a clock (the bench, the JIT warm-up): it ends
+    at its depth or node limit, or once ``stop()`` (when given) is true."""
 
     def __init__(self, stop=None):
         self.start = time.perf_counter()
@@ -948,8 +949,7 @@ class _NoClock:
     def hard_expired(self):
         return self._stop is not None and self._stop()
 
-    def soft_expired(self):
-        return False
+    soft_expired = hard_expired
 
 
 def run_bench(depth=BENCH_DEPTH, hash_mb=16, report=None, positions=None, stop=None):
@@ -970,7 +970,7 @@ def run_bench(depth=BENCH_DEPTH, hash_mb=16, report=None, positions=None, stop=N
         pos = Position(fen)
         clear_eval_cache()
         t0 = time.perf_counter()
-        best, _ = searcher.search(pos, _BenchLimits(depth), _NoClock(stop))
+        best, _ = searcher.search(pos, _BenchLimits(depth), NoDeadline(stop))
         seconds = time.perf_counter() - t0
         searched += seconds
         total += searcher.nodes

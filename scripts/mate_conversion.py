@@ -23,7 +23,7 @@ import engine.evaluate  # noqa: E402
 from engine.bitboard import KING_ATTACKS, popcount  # noqa: E402
 from engine.movegen import generate_moves  # noqa: E402
 from engine.position import FenError, Position, board_placement  # noqa: E402
-from engine.search import Searcher, _NoClock  # noqa: E402
+from engine.search import Searcher, NoDeadline  # noqa: E402
 from engine.timeman import Limits  # noqa: E402
 from engine.types import (WHITE, BLACK, BISHOP, KNIGHT, ROOK, QUEEN, KING,  # noqa: E402
                           make_piece)
@@ -73,7 +73,7 @@ def play(fen, nodes, max_moves=50):
             return ply if pos.in_check() and pos.turn != strong else None
         if popcount(pos.occ[strong]) < men or pos.is_repetition(3):
             return None         # a piece was lost, or the game is drawn by repetition
-        move, _ = searchers[pos.turn].search(pos, limits, _NoClock())
+        move, _ = searchers[pos.turn].search(pos, limits, NoDeadline())
         pos.make(move)
     moves = generate_moves(pos)
     return 2 * max_moves if not moves and pos.in_check() else None

@@ -12,7 +12,7 @@ from engine import endgame, kpk
 from engine.endgame import BONUS, EXACT, endgame_verdict
 from engine.evaluate import clear_cache, evaluate
 from engine.position import Position
-from engine.search import Searcher, _BenchLimits, _NoClock
+from engine.search import Searcher, _BenchLimits, NoDeadline
 
 
 def verdict(fen):
@@ -135,7 +135,7 @@ def test_search_with_the_rules_scores_the_issue_draw_zero(monkeypatch):
     monkeypatch.setattr(engine.search, "evaluate", evaluate_with_rules(engine.search.evaluate))
     scores = {}
     searcher = Searcher(4)
-    searcher.search(Position("8/4k3/8/4K3/4P3/8/8/8 w - - 0 1"), _BenchLimits(9), _NoClock(),
+    searcher.search(Position("8/4k3/8/4K3/4P3/8/8/8 w - - 0 1"), _BenchLimits(9), NoDeadline(),
                     report=lambda info: scores.__setitem__(info["depth"], info.get("score")))
     assert set(scores) == set(range(1, 10))
     assert set(scores.values()) == {0}, scores
@@ -147,7 +147,7 @@ def test_search_keeps_the_issue_pawn_ending_within_a_pawn():
     the enemy king catches lost their value and pawn endings kept every quiet move."""
     scores = {}
     Searcher(16).search(Position("8/8/4pk2/4p3/4P2P/5p2/6K1/8 w - - 0 52"), _BenchLimits(20),
-                        _NoClock(), report=lambda info: scores.__setitem__(info["depth"], info.get("score")))
+                        NoDeadline(), report=lambda info: scores.__setitem__(info["depth"], info.get("score")))
     assert set(scores) == set(range(1, 21))
     assert all(abs(score) <= 100 for score in scores.values()), scores
 
@@ -155,7 +155,7 @@ def test_search_keeps_the_issue_pawn_ending_within_a_pawn():
 def test_search_with_the_rules_keeps_a_won_kpk_won(monkeypatch):
     monkeypatch.setattr(engine.search, "evaluate", evaluate_with_rules(engine.search.evaluate))
     scores = []
-    Searcher(4).search(Position("8/8/4k3/8/4K3/8/4P3/8 w - - 0 1"), _BenchLimits(8), _NoClock(),
+    Searcher(4).search(Position("8/8/4k3/8/4K3/8/4P3/8 w - - 0 1"), _BenchLimits(8), NoDeadline(),
                        report=lambda info: scores.append(info.get("score")))
     assert scores and all(s is not None and s >= endgame.KPK_WIN // 2 for s in scores), scores
 

@@ -11,7 +11,7 @@ from engine.movegen import generate_moves
 from engine.notation import move_to_uci
 from engine.ordering import see, see_ge
 from engine.position import Position
-from engine.search import Searcher, run_bench, CHECK_INTERVAL, _BenchLimits, _NoClock
+from engine.search import Searcher, run_bench, CHECK_INTERVAL, _BenchLimits, NoDeadline
 from engine.timeman import Limits, TimeManager
 from engine.tt import BOUND_UPPER
 from engine.types import VALUE_INFINITE, VALUE_MATE
@@ -420,7 +420,7 @@ def test_dropping_quiet_non_checks_keeps_exactly_the_checks():
 
 
 # ---------------------------------------------------------------------- time use
-class _RecordingClock(_NoClock):
+class _RecordingClock(NoDeadline):
     """A clock with a deadline that never expires and records each soft-limit factor."""
 
     def __init__(self):
@@ -756,7 +756,7 @@ def test_prior_counter_bonus_rewards_only_quiet_priors_of_failing_low_nodes(monk
         monkeypatch.setattr(search_module, "USE_PRIOR_COUNTER_BONUS", setting)
         searcher = Searcher(16)
         searcher.orderer = Spy()
-        searcher.search(Position(fen), _BenchLimits(6), _NoClock())
+        searcher.search(Position(fen), _BenchLimits(6), NoDeadline())
         if not setting:
             assert calls == []
     assert len(calls) > 10
@@ -775,13 +775,13 @@ def test_correction_history_learns_within_bounds_and_the_table_keeps_raw_evals(m
     fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
     monkeypatch.setattr(search_module, "USE_CORRECTION_HISTORY", False)
     searcher = Searcher(16)
-    searcher.search(Position(fen), _BenchLimits(6), _NoClock())
+    searcher.search(Position(fen), _BenchLimits(6), NoDeadline())
     assert not any(searcher.correction)
 
     monkeypatch.setattr(search_module, "USE_CORRECTION_HISTORY", True)
     limit = search_module.CORRECTION_LIMIT
     searcher = Searcher(16)
-    searcher.search(Position(fen), _BenchLimits(7), _NoClock())
+    searcher.search(Position(fen), _BenchLimits(7), NoDeadline())
     entries = [c for c in searcher.correction if c]
     assert len(entries) > 10
     assert all(-limit <= c <= limit for c in entries)
@@ -798,7 +798,7 @@ def test_correction_history_learns_within_bounds_and_the_table_keeps_raw_evals(m
     quiet = Position("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")         # no capture: stand pat
     assert searcher._qsearch(quiet, -VALUE_INFINITE, VALUE_INFINITE, 1, False) == (
         evaluate(quiet) + full)
-    searcher.search(pos, _BenchLimits(6), _NoClock())
+    searcher.search(pos, _BenchLimits(6), NoDeadline())
     checked = 0
     for move in generate_moves(pos):
         pos.make(move)
