@@ -13,8 +13,8 @@ from engine.ordering import see, see_ge
 from engine.position import Position
 from engine.search import Searcher, run_bench, CHECK_INTERVAL, _BenchLimits, NoDeadline
 from engine.timeman import Limits, TimeManager
-from engine.tt import BOUND_UPPER
-from engine.types import VALUE_INFINITE, VALUE_MATE
+from engine.tt import BOUND_LOWER, BOUND_UPPER
+from engine.types import VALUE_INFINITE, VALUE_MATE, VALUE_NONE
 
 
 def run(fen, depth=None, nodes=None, multipv=1, searchmoves=(), movetime=None, searcher=None):
@@ -275,7 +275,7 @@ def test_see(fen, uci, value):
 # holds more entries per MB.  It changes only with a deliberate change to the search (or to
 # what it depends on: evaluation, ordering, move generation order, the table); update both
 # numbers in that commit and say so in its message.
-BENCH_NODES = {"CPython": 95117, "PyPy": 94929}
+BENCH_NODES = {"CPython": 88689, "PyPy": 88508}
 
 
 def test_bench_signature_is_pinned():
@@ -513,6 +513,37 @@ def test_probcut_cuts_a_node_a_winning_capture_beats_by_a_margin(monkeypatch):
         assert pos.fen() == fen
     assert results[True][0] and results[False][0]
     assert results[True][1] < results[False][1]
+
+
+@pytest.mark.parametrize("fen", [
+    "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+    "rnbqkbnr/ppp2ppp/8/1B1pp3/4P3/8/PPPP1PPP/RNBQK1NR b KQkq - 1 3",     # in check
+])
+def test_a_small_probcut_answers_a_node_from_a_deep_enough_lower_bound(monkeypatch, fen):
+    """With USE_SMALL_PROBCUT, a node whose table entry is a lower bound from a search at
+    most 4 plies shallower, SMALL_PROBCUT_MARGIN or more above beta, returns beta + that
+    margin without making a move: at a PV node (where the table itself never cuts) and in
+    check too.  From 5 plies shallower, with a mate score, or switched off, it searches."""
+    import engine.search as search_module
+    depth, alpha, beta = 6, -50, 50
+    margin = search_module.SMALL_PROBCUT_MARGIN
+    cases = {"cut": (True, depth - 4, beta + margin + 30),
+             "too shallow": (True, depth - 5, beta + margin + 30),
+             "mate": (True, depth - 4, VALUE_MATE - 20),
+             "off": (False, depth - 4, beta + margin + 30)}
+    results = {}
+    for name, (on, stored_depth, stored_score) in cases.items():
+        monkeypatch.setattr(search_module, "USE_SMALL_PROBCUT", on)
+        searcher = Searcher(1)
+        searcher.timeman = TimeManager(Limits(), 0)
+        pos = Position(fen)
+        searcher.tt.store(pos.key, 1, 0, stored_score, VALUE_NONE, stored_depth, BOUND_LOWER)
+        score = searcher._search(pos, depth, alpha, beta, 1, False, pos.in_check())
+        results[name] = (score, searcher.nodes)
+        assert pos.fen() == fen
+    assert results["cut"] == (beta + margin, 1)
+    for name in ("too shallow", "mate", "off"):
+        assert results[name][1] > 1, name
 
 
 def test_a_recapture_at_a_pv_node_is_searched_a_ply_deeper(monkeypatch):
