@@ -84,10 +84,17 @@ def test_checkmated_has_no_move():
     assert run("R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1", depth=3)[:2] == (0, 0)
 
 
-def interior_score(fen, depth):
-    """_search's score at an interior node (ply 1, full window), not the root's loop."""
+def unlimited_searcher():
+    """A fresh 1 MB searcher whose clock never runs out, ready for a direct call of
+    ``_search`` or ``_qsearch`` (which ask the time manager every CHECK_INTERVAL nodes)."""
     searcher = Searcher(1)
     searcher.timeman = TimeManager(Limits(), 0)
+    return searcher
+
+
+def interior_score(fen, depth):
+    """_search's score at an interior node (ply 1, full window), not the root's loop."""
+    searcher = unlimited_searcher()
     pos = Position(fen)
     return searcher._search(pos, depth, -VALUE_INFINITE, VALUE_INFINITE, 1, False, pos.in_check())
 
@@ -470,8 +477,7 @@ class MovesAtTheNode(Position):
 def null_window_search(pos, depth, beta, cut_node=False):
     """A non-PV ``_search`` of pos, window (beta - 1, beta), by a fresh 1 MB searcher that
     never runs out of time: (score, nodes)."""
-    searcher = Searcher(1)
-    searcher.timeman = TimeManager(Limits(), 0)
+    searcher = unlimited_searcher()
     score = searcher._search(pos, depth, beta - 1, beta, 1, cut_node, False)
     return score, searcher.nodes
 
@@ -480,8 +486,7 @@ def child_search_spy(record):
     """A fresh 1 MB searcher that never runs out of time, whose ``_search`` first passes
     each call at ply 2 to record(UCI of the move that led there, depth); returns
     (searcher, the unspied ``_search``, to start a node at ply 1 with)."""
-    searcher = Searcher(1)
-    searcher.timeman = TimeManager(Limits(), 0)
+    searcher = unlimited_searcher()
     original = searcher._search
 
     def spy(pos, depth, alpha, beta, ply, cut_node, in_check):
@@ -534,8 +539,7 @@ def test_a_small_probcut_answers_a_node_from_a_deep_enough_lower_bound(monkeypat
     results = {}
     for name, (on, stored_depth, stored_score) in cases.items():
         monkeypatch.setattr(search_module, "USE_SMALL_PROBCUT", on)
-        searcher = Searcher(1)
-        searcher.timeman = TimeManager(Limits(), 0)
+        searcher = unlimited_searcher()
         pos = Position(fen)
         searcher.tt.store(pos.key, 1, 0, stored_score, VALUE_NONE, stored_depth, BOUND_LOWER)
         score = searcher._search(pos, depth, alpha, beta, 1, False, pos.in_check())
@@ -708,8 +712,7 @@ def qsearch_with_entry(monkeypatch, fen, alpha_from_eval, beta_from_eval, entry,
     pos = MovesAtTheNode(fen)
     pos.made = []
     static = evaluate(pos)
-    searcher = Searcher(1)
-    searcher.timeman = TimeManager(Limits(), 0)
+    searcher = unlimited_searcher()
     move, score, bound = entry
     searcher.tt.store(pos.key, 1, move, static + score, VALUE_NONE, 0, bound)
     result = searcher._qsearch(pos, static + alpha_from_eval, static + beta_from_eval, 1, False)
