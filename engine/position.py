@@ -382,7 +382,8 @@ class Position:
         cmask = self.castle_mask
         new_castling = castling & cmask[fr] & cmask[to]
         if new_castling != castling:
-            key ^= castling_key(castling) ^ castling_key(new_castling)
+            # a set of rights hashes as the xor of its squares' keys: xor out the lost ones
+            key ^= castling_key(castling ^ new_castling)
             self.castling = new_castling
         return key
 
