@@ -10,11 +10,11 @@ start is the time manager's to catch.  Infinite and ponder searches may return e
 the caller holds ``bestmove`` until ``stop``/``ponderhit``.
 
 Steps of a node (``# Step N.`` in ``_search``, then ``_moves``): 1 horizon, stop check; 2
-draws, mate distance; 3 TT probe; 4 static eval, reverse futility, razoring, null move,
-ProbCut; 5 internal iterative reduction; 6 the moves: TT move first, SEE, futility (per
-node and per move), quiet SEE and late-move pruning, check, recapture and single-reply
-extensions, LMR, PVS, history updates; 7 TT store (a fail high's score pulled toward beta
-first).
+draws, mate distance; 3 TT probe, cutoff and small ProbCut; 4 static eval, reverse
+futility, razoring, null move, ProbCut; 5 internal iterative reduction; 6 the moves: TT
+move first, SEE, futility (per node and per move), quiet SEE and late-move pruning, check,
+recapture and single-reply extensions, LMR, PVS, history updates; 7 TT store (a fail
+high's score pulled toward beta first).
 
 Tunables are the upper-case constants below (figures: docs/measurements.md), overridden
 at import by BASILISK_SEARCH (e.g. ``USE_NULL_MOVE=0``) for A/B matches.  ``run_bench()``
@@ -104,6 +104,8 @@ PROBCUT_IMPROVING = 45      # 0: -30.9 +/- 53.8 Elo (pairs), 124 games at 10,000
 # margin, at any node (PV or not, in check or not): +25.2 +/- 26.3 Elo (pairs), 400 games
 # at 10,000 nodes
 USE_SMALL_PROBCUT = True
+# 150: +23.5 +/- 30.1 Elo asked after ProbCut, -8.7 +/- 29.6 asked first (pairs, 400 games
+# each at 10,000 nodes)
 SMALL_PROBCUT_MARGIN = 200
 DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
                             # (150: +5.2 +/- 41.5 Elo (pairs), 200 games at 10,000 nodes)
@@ -494,6 +496,13 @@ class Searcher:
                          or (tt_bound == BOUND_LOWER and tt_score >= beta)
                          or (tt_bound == BOUND_UPPER and tt_score <= alpha))):
                 return tt_score
+            # the small ProbCut: a lower bound nearly as deep, far above beta, answers the
+            # node before its static eval (Stockfish 17 asks after ProbCut: +13.9 +/- 23.1
+            # Elo (pairs), 600 games at 10,000 nodes, for asking here)
+            if (USE_SMALL_PROBCUT and tt_bound & BOUND_LOWER and tt_depth >= depth - 4
+                    and tt_score >= beta + SMALL_PROBCUT_MARGIN
+                    and tt_score < VALUE_MATE_IN_MAX_PLY and abs(beta) < VALUE_MATE_IN_MAX_PLY):
+                return beta + SMALL_PROBCUT_MARGIN
 
         # Step 4. static eval and whole-node pruning (RFP +53, null move +38 Elo at 10,000 nodes)
         evals = self.evals
@@ -562,12 +571,6 @@ class Searcher:
                     return score
                 if tried >= 2 + 2 * cut_node:
                     break
-
-        # Step 4c. a small ProbCut: a TT lower bound nearly as deep, far above beta
-        if (USE_SMALL_PROBCUT and entry is not None and tt_bound & BOUND_LOWER
-                and tt_depth >= depth - 4 and tt_score >= beta + SMALL_PROBCUT_MARGIN
-                and tt_score < VALUE_MATE_IN_MAX_PLY and abs(beta) < VALUE_MATE_IN_MAX_PLY):
-            return beta + SMALL_PROBCUT_MARGIN
 
         # Step 5. internal iterative reduction (off by default: -10 +/- 42 Elo at 3000 nodes)
         if USE_IIR and not tt_move and depth >= IIR_MIN_DEPTH and (pv_node or cut_node):

@@ -282,7 +282,7 @@ def test_see(fen, uci, value):
 # holds more entries per MB.  It changes only with a deliberate change to the search (or to
 # what it depends on: evaluation, ordering, move generation order, the table); update both
 # numbers in that commit and say so in its message.
-BENCH_NODES = {"CPython": 88689, "PyPy": 88508}
+BENCH_NODES = {"CPython": 88314, "PyPy": 88135}
 
 
 def test_bench_signature_is_pinned():
@@ -527,9 +527,14 @@ def test_probcut_cuts_a_node_a_winning_capture_beats_by_a_margin(monkeypatch):
 def test_a_small_probcut_answers_a_node_from_a_deep_enough_lower_bound(monkeypatch, fen):
     """With USE_SMALL_PROBCUT, a node whose table entry is a lower bound from a search at
     most 4 plies shallower, SMALL_PROBCUT_MARGIN or more above beta, returns beta + that
-    margin without making a move: at a PV node (where the table itself never cuts) and in
-    check too.  From 5 plies shallower, with a mate score, or switched off, it searches."""
+    margin without making a move, and before it evaluates the position: at a PV node (where
+    the table itself never cuts) and in check too.  From 5 plies shallower, with a mate
+    score, or switched off, it searches."""
     import engine.search as search_module
+    evaluations = []
+    real_evaluate = search_module.evaluate
+    monkeypatch.setattr(search_module, "evaluate",
+                        lambda pos: evaluations.append(1) or real_evaluate(pos))
     depth, alpha, beta = 6, -50, 50
     margin = search_module.SMALL_PROBCUT_MARGIN
     cases = {"cut": (True, depth - 4, beta + margin + 30),
@@ -542,12 +547,13 @@ def test_a_small_probcut_answers_a_node_from_a_deep_enough_lower_bound(monkeypat
         searcher = unlimited_searcher()
         pos = Position(fen)
         searcher.tt.store(pos.key, 1, 0, stored_score, VALUE_NONE, stored_depth, BOUND_LOWER)
+        evaluations.clear()
         score = searcher._search(pos, depth, alpha, beta, 1, False, pos.in_check())
-        results[name] = (score, searcher.nodes)
+        results[name] = (score, searcher.nodes, len(evaluations))
         assert pos.fen() == fen
-    assert results["cut"] == (beta + margin, 1)
+    assert results["cut"] == (beta + margin, 1, 0)
     for name in ("too shallow", "mate", "off"):
-        assert results[name][1] > 1, name
+        assert results[name][1] > 1 and results[name][2] > 0, name
 
 
 def test_a_recapture_at_a_pv_node_is_searched_a_ply_deeper(monkeypatch):
