@@ -102,8 +102,8 @@ PROBCUT_IMPROVING = 45      # 0: -30.9 +/- 53.8 Elo (pairs), 124 games at 10,000
 # a small ProbCut (Stockfish 17's): a TT lower bound from a search at most 4 plies
 # shallower that beats beta by SMALL_PROBCUT_MARGIN answers the node with beta + the
 # margin, at any node (PV or not, in check or not): +25.2 +/- 26.3 Elo (pairs), 400 games
-# at 10,000 nodes
-USE_SMALL_PROBCUT = True
+# at 10,000 nodes, but -13.0 +/- 26.7 (pairs), 400 games at CPython's 10 s + 0.1 s: off
+USE_SMALL_PROBCUT = False
 # 150: +23.5 +/- 30.1 Elo asked after ProbCut, -8.7 +/- 29.6 asked first (pairs, 400 games
 # each at 10,000 nodes)
 SMALL_PROBCUT_MARGIN = 200

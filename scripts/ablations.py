@@ -60,7 +60,6 @@ SEARCH_ABLATIONS = {
     "SEE pruning": "USE_SEE_PRUNING=0",
     "quiescence TT": "USE_QS_TT_STAND_PAT=0,USE_QS_TT_MOVE=0",
     "ProbCut": "USE_PROBCUT=0",
-    "small ProbCut": "USE_SMALL_PROBCUT=0",
     "countermove": "USE_COUNTERMOVE=0",
     "capture history": "USE_CAPTURE_HISTORY=0",
     "falling eval and easy move": "USE_FALLING_EVAL_AND_EASY_MOVE=0",
