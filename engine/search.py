@@ -73,9 +73,10 @@ LMP_MAX_DEPTH = 6           # 8: -12.9 +/- 56.8 Elo (pairs), 55 games at 10,000 
 USE_FULL_WIDTH_PAWN_ENDINGS = True
 USE_LMR = True              # +60 (+55/-52) Elo, 134 games at 3000 nodes
 LMR_MIN_DEPTH = 3           # 2 searches the same tree: a depth-2 move's reduction is capped at 0
-LMR_BASE = 0.25             # reduction = LMR_BASE + ln(depth) * ln(move number) / LMR_DIVISOR
-                            # against 0.5: +18.5 +/- 22.2 Elo (pairs), 600 games at 10,000
-                            # nodes (0.75 against 0.5: -10.4 +/- 41.9, 200 games)
+LMR_BASE = 0.5              # reduction = LMR_BASE + ln(depth) * ln(move number) / LMR_DIVISOR
+                            # 0.25: +18.5 +/- 22.2 Elo (pairs), 600 games at 10,000 nodes, but
+                            # -24.9 +/- 32.4 (pairs), 294 games at CPython's 10 s + 0.1 s;
+                            # 0.75: -10.4 +/- 41.9, 200 games at 10,000 nodes
 LMR_DIVISOR = 2.25          # against 2.75: +29.6 +/- 27.7 Elo (pairs), 400 games at 10,000 nodes
                             # (2.0: +9.6 +/- 28.3, LOS 74.7%, 400 games at 10,000 nodes)
 # extra LMR reduction at expected cut nodes; 1: 0.0 +/- 22.2 Elo (pairs), 600 games at 10,000
