@@ -45,6 +45,47 @@ for _piece in PIECE_SYMBOLS:
                         for ft in range(FROM_TO_BITS + 1)]
     MOVE_PSQ[_piece] = [_p[ft >> TO_SHIFT] - _p[ft & SQ_MASK] for ft in range(FROM_TO_BITS + 1)]
 
+# Cuckoo tables of the reversible moves (a knight, bishop, rook, queen or king between two
+# squares it attacks on an empty board: 3,668 of them), keyed by the move's key delta, for
+# has_game_cycle (Stockfish's upcoming-repetition test).  A key has two slots, its low 13
+# bits and bits 16..28; CUCKOO_MOVE holds ``from | to << 6`` (from < to), 0 for an empty slot.
+CUCKOO_SIZE = 8192
+
+
+def _cuckoo_tables():
+    keys = [0] * CUCKOO_SIZE
+    moves = [0] * CUCKOO_SIZE
+    for piece in PIECE_SYMBOLS:
+        kind = piece & 7
+        if kind == PAWN:
+            continue
+        for s1 in range(64):
+            if kind == KNIGHT:
+                targets = KNIGHT_ATTACKS[s1]
+            elif kind == KING:
+                targets = KING_ATTACKS[s1]
+            else:
+                targets = ((ROOK_RAYS[s1] if kind != BISHOP else 0)
+                           | (BISHOP_RAYS[s1] if kind != ROOK else 0))
+            for s2 in range(s1 + 1, 64):
+                if not targets >> s2 & 1:
+                    continue
+                move = s1 | s2 << TO_SHIFT
+                key = MOVE_KEY[piece][move]
+                i = key & 0x1FFF
+                for _ in range(CUCKOO_SIZE):      # each step moves the slot's old entry on
+                    keys[i], key = key, keys[i]
+                    moves[i], move = move, moves[i]
+                    if not move:
+                        break
+                    i = key >> 16 & 0x1FFF if i == key & 0x1FFF else key & 0x1FFF
+                else:
+                    raise RuntimeError("cuckoo insertion did not settle")
+    return keys, moves
+
+
+CUCKOO_KEY, CUCKOO_MOVE = _cuckoo_tables()
+
 # Castling destinations by flag, for white (black adds 56).
 _KING_DEST = {CASTLE_KING: 6, CASTLE_QUEEN: 2}      # g1, c1
 _ROOK_DEST = {CASTLE_KING: 5, CASTLE_QUEEN: 3}      # f1, d1
@@ -296,6 +337,46 @@ class Position:
                 seen += 1
                 if seen >= count:
                     return True
+        return False
+
+    def has_game_cycle(self):
+        """Can the side to move repeat an earlier position (one the search counts as a draw,
+        see is_repetition) with one move?  Stockfish's upcoming-repetition test: a draw seen
+        a ply before it is on the board.
+
+        Candidates are the positions an odd number of plies back, within the fifty-move
+        window and since the last null move, where the opponent's pieces stood as they stand
+        now (the XOR of the opponent's moves' key deltas is zero); the one move of ours
+        between is found by its key delta in the cuckoo tables, and its path must be clear.
+        """
+        stack = self.stack
+        end = min(self.halfmove, len(stack))
+        if end < 3:
+            return False
+        key = self.key
+        entry = stack[-1]
+        if not entry[0] or not stack[-2][0]:
+            return False
+        # the opponent's moves' net key change (the side-to-move toggles taken out)
+        side = ZOBRIST_WHITE_TO_MOVE
+        other = key ^ entry[5] ^ side
+        for i in range(3, end + 1, 2):
+            newer = stack[1 - i]
+            entry = stack[-i]
+            if not entry[0] or not newer[0]:
+                return False
+            other ^= newer[5] ^ entry[5] ^ side
+            if other:
+                continue
+            move_key = key ^ entry[5]
+            h = move_key & 0x1FFF
+            if CUCKOO_KEY[h] != move_key:
+                h = move_key >> 16 & 0x1FFF
+                if CUCKOO_KEY[h] != move_key:
+                    continue
+            move = CUCKOO_MOVE[h]
+            if not BETWEEN[move & SQ_MASK][move >> TO_SHIFT] & (self.occ[0] | self.occ[1]):
+                return True
         return False
 
     def has_pieces(self):

@@ -9,7 +9,7 @@ tested every CHECK_INTERVAL nodes (``SearchAborted`` unwinds); a ``stop`` racing
 start is the time manager's to catch.  Infinite and ponder searches may return early:
 the caller holds ``bestmove`` until ``stop``/``ponderhit``.
 
-Steps of a node (``# Step N.`` in ``_search``, then ``_moves``): 1 horizon, stop check; 2
+Steps of a node (``# Step N.`` in ``_search``, then ``_moves``): 1 horizon, upcoming repetition, stop check; 2
 draws, mate distance; 3 TT probe, cutoff and small ProbCut; 4 static eval, reverse
 futility, razoring, null move, ProbCut; 5 internal iterative reduction; 6 the moves: TT
 move first, SEE, futility (per node and per move), quiet SEE and late-move pruning, check,
@@ -158,6 +158,9 @@ FALLING_EVAL_MIN = 0.9
 FALLING_EVAL_MAX = 1.5
 EASY_MOVE_SHARE = 0.85
 EASY_MOVE_FACTOR = 0.6
+# a node that can repeat an earlier position with one move of its own is worth a draw at
+# least (Stockfish's has_game_cycle, which asks it before the horizon's quiescence too)
+USE_UPCOMING_REPETITION = True
 BOUND_REPORT_AFTER_MS = 1000   # no lowerbound/upperbound reports before this ...
 BOUND_REPORT_EVERY_MS = 300    # ... nor more often than this
 
@@ -462,9 +465,15 @@ class Searcher:
     # ------------------------------------------------------------------ interior nodes
     def _search(self, pos, depth, alpha, beta, ply, cut_node, in_check):
         """in_check: is the side to move in check (the parent knows it already)."""
-        # Step 1. horizon, node count, stop check
+        # Step 1. horizon, upcoming repetition (a move back to an earlier position makes a
+        # draw the least this node is worth), node count, stop check
         if depth <= 0:
             return self._qsearch(pos, alpha, beta, ply, in_check)
+        if (USE_UPCOMING_REPETITION and alpha < 0 and pos.halfmove >= 3
+                and pos.has_game_cycle()):
+            alpha = 0
+            if alpha >= beta:
+                return alpha
         self.nodes += 1
         if self.nodes >= self.next_check:
             self._check()
