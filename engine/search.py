@@ -159,7 +159,9 @@ FALLING_EVAL_MAX = 1.5
 EASY_MOVE_SHARE = 0.85
 EASY_MOVE_FACTOR = 0.6
 # a node that can repeat an earlier position with one move of its own is worth a draw at
-# least (Stockfish's has_game_cycle, which asks it before the horizon's quiescence too)
+# least (Stockfish's has_game_cycle, which asks it before the horizon's quiescence too):
+# +10.4 +/- 19.6 Elo (pairs, LOS 85.2%), 800 games at 10,000 nodes; 1.4% fewer nodes a
+# second on CPython from game positions
 USE_UPCOMING_REPETITION = True
 BOUND_REPORT_AFTER_MS = 1000   # no lowerbound/upperbound reports before this ...
 BOUND_REPORT_EVERY_MS = 300    # ... nor more often than this
