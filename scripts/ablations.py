@@ -63,6 +63,7 @@ SEARCH_ABLATIONS = {
     "countermove": "USE_COUNTERMOVE=0",
     "capture history": "USE_CAPTURE_HISTORY=0",
     "falling eval and easy move": "USE_FALLING_EVAL_AND_EASY_MOVE=0",
+    "upcoming repetition": "USE_UPCOMING_REPETITION=0",
 }
 
 

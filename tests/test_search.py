@@ -585,6 +585,29 @@ def test_a_recapture_at_a_pv_node_is_searched_a_ply_deeper(monkeypatch):
                 assert max(recaptures) <= 1
 
 
+def test_a_node_that_can_repeat_a_position_is_worth_a_draw_at_least(monkeypatch):
+    """With USE_UPCOMING_REPETITION, after Nf3 Nf6 Ng1 black can play ...Ng8 back into the
+    starting position, so a window below 0 fails high at once with 0, no move searched;
+    off, the moves are searched.  A window that 0 does not reach is searched either way."""
+    import engine.search as search_module
+    from engine.notation import parse_uci_move
+    for on in (True, False):
+        monkeypatch.setattr(search_module, "USE_UPCOMING_REPETITION", on)
+        for alpha, beta in ((-60, -20), (20, 60)):
+            pos = Position()
+            for text in ("g1f3", "g8f6", "f3g1"):
+                pos.make(parse_uci_move(pos, text))
+            calls = []
+            searcher, search = child_search_spy(lambda move, depth: calls.append(move))
+            searcher.root_depth = 2
+            score = search(pos, 2, alpha, beta, 1, True, False)
+            if on and beta < 0:
+                assert score == 0 and not calls
+            else:
+                assert calls
+            assert pos.stack[-1][0] and len(pos.stack) == 3
+
+
 def test_the_only_legal_reply_to_a_check_is_searched_a_ply_deeper(monkeypatch):
     """With USE_SINGLE_REPLY_EXT, a node in check with one legal move (Kg7, the rook holding
     g8 and h7 blocked) searches it at the node's own depth; with two replies (h7 free) each
