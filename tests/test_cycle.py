@@ -8,7 +8,7 @@ a draw.
 
 import random
 
-from engine.bitboard import BETWEEN, KING_ATTACKS, KNIGHT_ATTACKS, ROOK_RAYS, BISHOP_RAYS
+from engine.bitboard import KING_ATTACKS, KNIGHT_ATTACKS, ROOK_RAYS, BISHOP_RAYS
 from engine.movegen import generate_moves
 from engine.notation import parse_uci_move
 from engine.position import Position, CUCKOO_KEY, CUCKOO_MOVE, MOVE_KEY
