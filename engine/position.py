@@ -355,8 +355,8 @@ class Position:
             return False
         key = self.key
         entry = stack[-1]
-        if not entry[0] or not stack[-2][0]:
-            return False
+        if not entry[0]:
+            return False        # the loop's first step asks the same of stack[-2], stack[-3]
         # the opponent's moves' net key change (the side-to-move toggles taken out)
         side = ZOBRIST_WHITE_TO_MOVE
         other = key ^ entry[5] ^ side
