@@ -95,16 +95,18 @@ class Position:
     __slots__ = ("board", "bbs", "occ", "turn", "castling", "ep", "halfmove", "root_fullmove",
                  "root_turn", "key", "psq", "stack", "castle_mask", "castle_info", "castle_touch")
 
-    def __init__(self, fen=STARTING_FEN):
-        self.set_fen(fen)
+    def __init__(self, fen=STARTING_FEN, repairs=None):
+        self.set_fen(fen, repairs)
 
     # ------------------------------------------------------------------ FEN in
-    def set_fen(self, fen):
+    def set_fen(self, fen, repairs=None):
         """Load a FEN (6 or 4 fields; X-FEN or Shredder-FEN castling).
 
-        Raises FenError and leaves this position untouched when the FEN is bad.
+        Raises FenError and leaves this position untouched when the FEN is bad.  Given a
+        list as ``repairs``, a castling right or en-passant square the board contradicts
+        is dropped instead, as Stockfish does, and what was dropped is appended there.
         """
-        parsed = _parse_fen(fen)
+        parsed = _parse_fen(fen, repairs)
         (self.board, self.bbs, self.occ, self.turn, self.castling, self.ep,
          self.halfmove, self.root_fullmove) = parsed
         self.root_turn = self.turn
@@ -729,10 +731,20 @@ def _parse_board(field):
     return board
 
 
-def _parse_castling(field, board):
-    """Castling field -> bitboard of rook squares (KQkq, X-FEN file letters, Shredder-FEN)."""
+def _parse_castling(field, board, repairs=None):
+    """Castling field -> bitboard of rook squares (KQkq, X-FEN file letters, Shredder-FEN).
+
+    A right the board contradicts (no king on its back rank, no rook for it, given twice, a
+    second right on one side of the king) raises FenError, or with a ``repairs`` list is
+    dropped and named there."""
     if field == "-":
         return 0
+
+    def contradiction(message):
+        if repairs is None:
+            raise FenError(message)
+        repairs.append("%s: dropped" % message)
+
     rights = 0
     for ch in field:
         color = WHITE if ch.isupper() else BLACK
@@ -743,8 +755,9 @@ def _parse_castling(field, board):
         if ch.lower() not in "kqabcdefgh":
             raise FenError("bad castling letter %r" % ch)
         if ksq is None:
-            raise FenError("castling right %r but the %s king is not on its back rank"
-                           % (ch, "white" if color == WHITE else "black"))
+            contradiction("castling right %r but the %s king is not on its back rank"
+                          % (ch, "white" if color == WHITE else "black"))
+            continue
         kfile = ksq & 7
         low = ch.lower()
         if low == "k":
@@ -755,20 +768,24 @@ def _parse_castling(field, board):
             f = FILE_NAMES.index(low)
             files = [f] if board[back + f] == rook and f != kfile else []
         if not files:
-            raise FenError("castling right %r but no rook in place for it" % ch)
+            contradiction("castling right %r but no rook in place for it" % ch)
+            continue
         rsq = back + files[0]
         if rights & BB_SQUARES[rsq]:
-            raise FenError("castling right %r given twice" % ch)
+            contradiction("castling right %r given twice" % ch)
+            continue
+        # one right on each side of the king at most (a later letter for a taken side is
+        # the contradiction)
+        same_side = [sq for sq in squares_of(rights)
+                     if (sq >> 3) == (rsq >> 3) and (sq > ksq) == (rsq > ksq)]
+        if same_side:
+            contradiction("more than one castling right on one side of the king in %r" % field)
+            continue
         rights |= BB_SQUARES[rsq]
-    for color in (WHITE, BLACK):
-        side_rights = [sq for sq in squares_of(rights) if (sq < 8) == (color == WHITE)]
-        ksq = next(sq for sq in range(64) if board[sq] == (color << 3 | KING))
-        if len([s for s in side_rights if s > ksq]) > 1 or len([s for s in side_rights if s < ksq]) > 1:
-            raise FenError("more than one castling right on one side of the king in %r" % field)
     return rights
 
 
-def _parse_fen(fen):
+def _parse_fen(fen, repairs=None):
     if not isinstance(fen, str):
         raise FenError("FEN must be text")
     # FEN is ASCII.  Checked first because str methods know all of Unicode: a superscript
@@ -794,7 +811,7 @@ def _parse_fen(fen):
     if side_field not in ("w", "b"):
         raise FenError("side to move must be 'w' or 'b', got %r" % side_field)
     turn = WHITE if side_field == "w" else BLACK
-    castling = _parse_castling(castling_field, board)
+    castling = _parse_castling(castling_field, board, repairs)
     halfmove = _parse_counter(half_field, "halfmove clock", 0)
     fullmove = _parse_counter(full_field, "fullmove number", 0) or 1
 
@@ -818,8 +835,10 @@ def _parse_fen(fen):
         origin = ep_sq + 8 if turn == WHITE else ep_sq - 8
         if (not rank_ok or board[pushed] != (them << 3 | PAWN)
                 or board[ep_sq] or board[origin]):
-            raise FenError("impossible en-passant square %s" % ep_field)
-        if PAWN_ATTACKS[them][ep_sq] & bbs[turn << 3 | PAWN]:
+            if repairs is None:
+                raise FenError("impossible en-passant square %s" % ep_field)
+            repairs.append("impossible en-passant square %s: dropped" % ep_field)
+        elif PAWN_ATTACKS[them][ep_sq] & bbs[turn << 3 | PAWN]:
             ep = ep_sq
 
     # the side not to move must not be in check

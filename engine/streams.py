@@ -68,6 +68,7 @@ def raw_lines(stream):
 
 
 def _read_lines(stream, lines, on_line):
+    first = True
     for raw, too_long in raw_lines(stream):
         now = time.perf_counter()
         if too_long:
@@ -75,6 +76,10 @@ def _read_lines(stream, lines, on_line):
                        % MAX_LINE_BYTES))
             continue
         line = raw.decode("utf-8", "replace")
+        if first:
+            # a byte-order mark (Windows tools write one at the start of a file) is no command
+            line = line[1:] if line.startswith("\ufeff") else line
+            first = False
         if on_line is not None:
             on_line(line)
         lines.put((now, line, None))

@@ -604,10 +604,14 @@ class UciSession:
             done = len(source[2])
             chess960_game = self.chess960_game
         else:
+            repairs = []
             try:
-                pos = core.Position(fen)
+                pos = core.Position(fen, repairs)
             except core.FenError as exc:
                 raise UciError("bad FEN %s: %s (position unchanged)" % (_quote(fen), exc)) from None
+            for repair in repairs:
+                # what the board contradicts is dropped, as Stockfish does, and said
+                self.info("FEN %s: %s" % (_quote(fen), repair))
             done = 0
             chess960_game = pos.is_chess960_layout()
         chess960 = option_960 or chess960_game

@@ -123,6 +123,71 @@ def test_malformed_fen_is_rejected_with_its_defect_named(fen, message):
     assert message in str(info.value), str(info.value)
 
 
+# FENs whose castling or en-passant field the board contradicts: strict parsing names the
+# defect, lenient parsing (what `position fen` uses, as Stockfish) drops the contradicted
+# part.  (FEN, what strict parsing says, the castling field left where python-chess cannot
+# read the FEN: a right given twice, or twice on one side)
+REPAIRABLE = [
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w KQkq - 0 1", "no rook"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1", "no rook"),
+    ("rnbqkbn1/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1", "no rook"),
+    ("rnbq1bnr/ppppkppp/8/4p3/4P3/8/PPPPKPPP/RNBQ1BNR w KQkq - 2 3", "not on its back rank"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KKkq - 0 1", "given twice", "Kkq"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KHkq - 0 1", "given twice", "Kkq"),
+    ("4k3/8/8/8/8/8/8/R3K1RR w KGH - 0 1", "more than one castling right", "K"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e3 0 1", "impossible en-passant"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e6 0 1", "impossible en-passant"),
+    ("rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR b KQkq e6 0 2", "impossible en-passant"),
+    ("r3k2r/8/8/8/8/8/8/4K3 w KQkq c3 0 1", "no rook"),
+]
+
+
+@pytest.mark.parametrize("case", REPAIRABLE, ids=range(len(REPAIRABLE)))
+def test_contradicted_castling_and_en_passant_are_dropped_when_lenient(case):
+    fen, message = case[:2]
+    with pytest.raises(FenError) as info:
+        Position(fen)
+    assert message in str(info.value)
+    repairs = []
+    pos = Position(fen, repairs)
+    pos.validate()
+    assert repairs and all(text.endswith(": dropped") for text in repairs), repairs
+    assert any(message in text for text in repairs), repairs
+    if len(case) > 2:
+        assert pos.fen().split()[2] == case[2]
+    else:
+        # the oracle: python-chess keeps only the rights the board allows, and no en-passant
+        # square here (none of these has a pawn that could take)
+        board = chess.Board(fen, chess960=True)
+        board.castling_rights = board.clean_castling_rights()
+        board.ep_square = None
+        assert pos.fen(shredder=True).split()[:4] == board.fen(shredder=True).split()[:4]
+    assert pos.key == Position(pos.fen()).key
+    # a FEN the board does not contradict is read the same either way, with nothing dropped
+    clean = []
+    assert Position(pos.fen(), clean).fen() == pos.fen() and not clean
+
+
+def test_uci_drops_contradicted_castling_and_moves_for_the_fen_sent():
+    """Through the real engine: after a game position, a FEN whose castling right has no
+    rook is read without that right (an `info string` says so, no error), and `go` answers
+    for that FEN, not for the position before it."""
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w KQkq - 0 1"
+    script = ["uci", "position startpos moves e2e4", "position fen " + fen, "d",
+              "go depth 2", "quit"]
+    proc = subprocess.run([sys.executable, "-m", "engine"], input="\n".join(script) + "\n",
+                          capture_output=True, encoding="utf-8", cwd=str(REPO), timeout=60)
+    lines = proc.stdout.splitlines()
+    assert not [line for line in lines if line.startswith("info string error")], lines
+    notes = [line for line in lines if "castling right 'Q' but no rook in place for it: dropped" in line]
+    assert len(notes) == 1 and notes[0].startswith("info string FEN "), lines
+    assert "Fen: rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w Kkq - 0 1" in lines
+    best = [line for line in lines if line.startswith("bestmove ")]
+    assert len(best) == 1
+    assert chess.Move.from_uci(best[0].split()[1]) in chess.Board(fen).legal_moves
+    assert "Traceback" not in proc.stderr and proc.returncode == 0
+
+
 # Characters that str methods treat as digits, letters or spaces although a FEN has only
 # ASCII: each one where its ASCII look-alike would be read.  (name, FEN, look-alike)
 START_PIECES = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"

@@ -394,6 +394,20 @@ def test_unknown_first_command_is_not_fatal():
     s.close()
 
 
+def test_byte_order_mark_before_the_first_command_is_not_a_command():
+    """Windows tools that write a command file may start it with a UTF-8 byte-order mark;
+    only at the very start of input is it skipped (later it is part of a line)."""
+    REPO = Path(__file__).resolve().parents[1]
+    data = b"\xef\xbb\xbfuci\n\xef\xbb\xbfisready\nquit\n"
+    proc = subprocess.run([sys.executable, "-m", "engine"], input=data, capture_output=True,
+                          cwd=str(REPO), timeout=60)
+    lines = proc.stdout.decode("ascii").splitlines()
+    assert lines[0].startswith("id name Basilisk") and "uciok" in lines, lines
+    assert [line for line in lines if line.startswith("info string error")] == [
+        "info string error: unknown command '\\ufeffisready'"], lines
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+
+
 def test_go_before_anything_else():
     s = Session()
     s.send("go depth 1")        # no uci, no isready, no position: the start position
