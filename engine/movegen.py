@@ -9,8 +9,10 @@ Everything returned is therefore legal.  Moves are ints (see ``engine.types``).
 ``generate_moves(pos, False)``) gives captures, en passant and queen promotions only, for
 quiescence search, in the order generate_moves gives them.
 
-"All squares" is written -1 rather than a 64-bit mask, and complements stay as ``~x``
-(negative ints), always ANDed with a real bitboard before use.  Bit 63 is BIT63 (the sign
+"All squares" is written -1 rather than a 64-bit mask.  A complement is ``x ^ _ALL``: on
+CPython a plain 64-bit value (``~x`` is negative, and every later ``&`` with it takes
+CPython's slower path for negative ints), in PyPy's signed form ``~x`` itself; a subset
+taken out of a set is xored out (``ours ^ pinned``).  Bit 63 is BIT63 (the sign
 bit on PyPy, engine.bitboard): each loop over target squares takes h8 out first
 (``if bb < 0``, never true on CPython), and the white pawn sets that can reach h8 are
 converted with ``to_bitboard`` when a pawn stands on g7 or h7.
@@ -36,6 +38,13 @@ _QUEEN_CAPTURE_PROMOTIONS = _CAPTURE_PROMOTIONS[:1]
 # per-move loops (64 vs 84 ns a move, measured), with the from square and flag ORed once
 # per piece.  The hot loops below write the move layout with these, as engine.types says.
 TO_BITS = [sq << TO_SHIFT for sq in range(64)]
+
+# complements (see the module docstring): 9.7% fewer instructions in shallow perfts of four
+# positions (callgrind), the same moves in the same order
+_ALL = -1 if BIT63 < 0 else (1 << 64) - 1
+_NOT_FILE_A = BB_FILE_A ^ _ALL
+_NOT_FILE_H = BB_FILE_H ^ _ALL
+_NOT_KING_ATTACKS = [att ^ _ALL for att in KING_ATTACKS]
 
 
 def _king_danger(pos, us):
@@ -77,7 +86,7 @@ def _king_moves(pos, us, ksq, targets, append):
     their_knights = bbs[tb | KNIGHT]
     their_pawns = bbs[tb | PAWN]
     pawn_attacks = PAWN_ATTACKS[us]
-    targets &= ~KING_ATTACKS[bbs[tb | KING].bit_length() - 1]
+    targets &= _NOT_KING_ATTACKS[bbs[tb | KING].bit_length() - 1]
     while targets:
         to = targets.bit_length() - 1 if targets > 0 else 63
         to_bb = BB_SQUARES[to]
@@ -116,22 +125,23 @@ def generate_moves(pos, quiets=True):
         if checkers & (checkers - 1) and checkers != BIT63:
             return moves            # double check: only the king may move
         target = BETWEEN[ksq][checkers.bit_length() - 1] | checkers
-        movable = ours & ~pinned    # a pinned piece can never answer a check
+        movable = ours ^ pinned    # a pinned piece can never answer a check
     else:
         target = -1
         movable = ours
     cap_target = theirs & target
-    empty = ~occupied
+    empty = occupied ^ _ALL
     quiet_target = empty & target
 
     # Pawns, set-wise for the unpinned ones.
     pawns = bbs[ub | PAWN] & movable
-    free_pawns = pawns & ~pinned
+    pinned_pawns = pawns & pinned
+    free_pawns = pawns ^ pinned_pawns
     if us == WHITE:
         push = (free_pawns << 8) & empty
         double = ((push & BB_RANK_3) << 8) & quiet_target
-        cap_left = ((free_pawns & ~BB_FILE_A) << 7) & cap_target
-        cap_right = ((free_pawns & ~BB_FILE_H) << 9) & cap_target
+        cap_left = ((free_pawns & _NOT_FILE_A) << 7) & cap_target
+        cap_right = ((free_pawns & _NOT_FILE_H) << 9) & cap_target
         if free_pawns >> 54:        # a pawn on g7 or h7: a shift makes 2**63 of h8, not BIT63
             push = to_bitboard(push)
             cap_right = to_bitboard(cap_right)
@@ -140,14 +150,14 @@ def generate_moves(pos, quiets=True):
     else:
         push = (free_pawns >> 8) & empty
         double = ((push & BB_RANK_6) >> 8) & quiet_target
-        cap_left = ((free_pawns & ~BB_FILE_A) >> 9) & cap_target
-        cap_right = ((free_pawns & ~BB_FILE_H) >> 7) & cap_target
+        cap_left = ((free_pawns & _NOT_FILE_A) >> 9) & cap_target
+        cap_right = ((free_pawns & _NOT_FILE_H) >> 7) & cap_target
         promo_rank = BB_RANK_1
         up = -8
     push &= target
     # the squares pawns came from, per set: to - up, to - up + 1, to - up - 1
     promo_push = push & promo_rank
-    push &= ~promo_rank
+    push ^= promo_push
     while push:
         to = push.bit_length() - 1
         push ^= BB_SQUARES[to]
@@ -158,7 +168,7 @@ def generate_moves(pos, quiets=True):
         append((to - up - up) | TO_BITS[to] | MOVE_DOUBLE_PUSH)
     for captures, delta in ((cap_left, up - 1), (cap_right, up + 1)):
         promo_caps = captures & promo_rank
-        captures &= ~promo_rank
+        captures ^= promo_caps
         while captures:
             to = captures.bit_length() - 1
             captures ^= BB_SQUARES[to]
@@ -175,7 +185,6 @@ def generate_moves(pos, quiets=True):
         base = (to - up) | TO_BITS[to]
         for flag in _PROMOTIONS:
             append(base | flag)
-    pinned_pawns = pawns & pinned
     if pinned_pawns:
         _pinned_pawn_moves(pinned_pawns, us, ksq, empty, target, cap_target, True,
                            _PROMOTIONS, _CAPTURE_PROMOTIONS, append)
@@ -183,7 +192,8 @@ def generate_moves(pos, quiets=True):
         _en_passant_moves(pos, us, ksq, occupied, append)
 
     # Pieces: captures and quiet moves in separate loops, so each has a constant flag.
-    bb = bbs[ub | KNIGHT] & movable & ~pinned
+    bb = bbs[ub | KNIGHT] & movable
+    bb ^= bb & pinned
     while bb:
         fr = bb.bit_length() - 1 if bb > 0 else 63
         bb ^= BB_SQUARES[fr]
@@ -270,19 +280,20 @@ def generate_captures(pos):
         if checkers & (checkers - 1) and checkers != BIT63:
             return moves
         target = BETWEEN[ksq][checkers.bit_length() - 1] | checkers
-        movable = ours & ~pinned
+        movable = ours ^ pinned
     else:
         target = -1
         movable = ours
     cap_target = theirs & target
-    empty = ~occupied
+    empty = occupied ^ _ALL
 
     pawns = bbs[ub | PAWN] & movable
-    free_pawns = pawns & ~pinned
+    pinned_pawns = pawns & pinned
+    free_pawns = pawns ^ pinned_pawns
     if us == WHITE:
         promo_push = ((free_pawns & 0x00FF000000000000) << 8) & empty & target
-        cap_left = ((free_pawns & ~BB_FILE_A) << 7) & cap_target
-        cap_right = ((free_pawns & ~BB_FILE_H) << 9) & cap_target
+        cap_left = ((free_pawns & _NOT_FILE_A) << 7) & cap_target
+        cap_right = ((free_pawns & _NOT_FILE_H) << 9) & cap_target
         if free_pawns >> 54:        # as in generate_moves
             promo_push = to_bitboard(promo_push)
             cap_right = to_bitboard(cap_right)
@@ -290,13 +301,13 @@ def generate_captures(pos):
         up = 8
     else:
         promo_push = ((free_pawns & 0xFF00) >> 8) & empty & target
-        cap_left = ((free_pawns & ~BB_FILE_A) >> 9) & cap_target
-        cap_right = ((free_pawns & ~BB_FILE_H) >> 7) & cap_target
+        cap_left = ((free_pawns & _NOT_FILE_A) >> 9) & cap_target
+        cap_right = ((free_pawns & _NOT_FILE_H) >> 7) & cap_target
         promo_rank = BB_RANK_1
         up = -8
     for captures, delta in ((cap_left, up - 1), (cap_right, up + 1)):
         promo_caps = captures & promo_rank
-        captures &= ~promo_rank
+        captures ^= promo_caps
         while captures:
             to = captures.bit_length() - 1
             captures ^= BB_SQUARES[to]
@@ -309,14 +320,14 @@ def generate_captures(pos):
         to = promo_push.bit_length() - 1 if promo_push > 0 else 63
         promo_push ^= BB_SQUARES[to]
         append((to - up) | TO_BITS[to] | _PROMOTIONS[0])
-    pinned_pawns = pawns & pinned
     if pinned_pawns:
         _pinned_pawn_moves(pinned_pawns, us, ksq, empty, target, cap_target, False,
                            _QUEEN_PROMOTIONS, _QUEEN_CAPTURE_PROMOTIONS, append)
     if pos.ep:
         _en_passant_moves(pos, us, ksq, occupied, append)
 
-    bb = bbs[ub | KNIGHT] & movable & ~pinned
+    bb = bbs[ub | KNIGHT] & movable
+    bb ^= bb & pinned
     while bb:
         fr = bb.bit_length() - 1 if bb > 0 else 63
         bb ^= BB_SQUARES[fr]
