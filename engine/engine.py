@@ -19,9 +19,10 @@ choice among MULTIPV candidates.
 The opening book (``set_book``, ``book_move``) is consulted by the front end before it
 starts a search; the Engine only keeps it and draws its moves.
 ``run_bench`` is the benchmark that both the UCI `bench` and ``basilisk bench`` print.
-On PyPy, ``warm_up()`` (the UCI front end calls it after the first `isready`) runs a short
-silent search with a Searcher of its own so the JIT has compiled the search before the
-first `go`; every other job, searcher change and ``end_warm_up()`` ends it at once.
+On PyPy, ``warm_up()`` (the UCI front end calls it after each command until the first
+search) runs a short silent search with a Searcher of its own so the JIT has compiled the
+search before the first `go`; every other job, searcher change and ``end_warm_up()`` ends it
+at once, and the next ``warm_up()`` resumes it, until the first real job ends it for good.
 The module also hands the front end the board functions it needs (see ``__all__``):
 importing it is the one expensive import (the tables take ~100 ms to build).
 """
@@ -112,7 +113,8 @@ class Engine:
         self.book = None                # the opening book, once set_book() loaded one
         self.book_rng = random.Random()
         self.skill_rng = random.Random()     # a weakened go's choice (seed it to replay one)
-        self.warmed_up = False          # warm_up() runs once per Engine
+        # what the PyPy warm-up has still to search; emptied for good by the first real job
+        self.warm_fens = list(BENCH_POSITIONS) if WARM_UP else []
         self.threads = 1
         self.pool = None                # the Lazy SMP helpers while Threads > 1
 
@@ -223,10 +225,10 @@ class Engine:
 
     # -------------------------------------------------------------- jobs
     def warm_up(self):
-        """On PyPy, once: start the silent warm-up search (see WarmUpJob); True if started."""
-        if not WARM_UP or self.warmed_up or (self.job is not None and self.job.alive()):
+        """On PyPy, until the first real job: start or resume the silent warm-up search (see
+        WarmUpJob) unless a job runs or nothing is left to warm; True if started."""
+        if not WARM_UP or not self.warm_fens or (self.job is not None and self.job.alive()):
             return False
-        self.warmed_up = True
         self.job = WarmUpJob(self)
         self.job.start()
         return True
@@ -293,6 +295,7 @@ class Engine:
             return False
         self._apply_pending()
         skill = SkillPlan(strength) if strength is not None else None
+        self.warm_fens = []
         self.job = SearchJob(self, pos, limits, timeman, legal, multipv, chess960,
                              on_info, on_bestmove, skill)
         self.job.start()
@@ -307,6 +310,7 @@ class Engine:
         """
         if not self.stop_and_wait():
             return False
+        self.warm_fens = []
         self.job = PerftJob(self, pos, depth, on_count, on_done)
         self.job.start()
         return True
@@ -318,6 +322,7 @@ class Engine:
         """
         if not self.stop_and_wait():
             return False
+        self.warm_fens = []
         self.job = BenchJob(self, depth, on_done, progress)
         self.job.start()
         return True
@@ -602,8 +607,8 @@ class BenchJob(Job):
 
 
 class WarmUpJob(Job):
-    """PyPy's JIT warm-up: WARM_UP_NODES on each bench position with a small Searcher of
-    its own (the engine's Searcher, position and output are never touched)."""
+    """PyPy's JIT warm-up: WARM_UP_NODES on each bench position not yet warmed, with a small
+    Searcher of its own (the engine's Searcher, position and output are never touched)."""
 
     kind = "warm-up"
     silent = True
@@ -615,14 +620,17 @@ class WarmUpJob(Job):
 
     def run(self):
         clock = NoDeadline(self.stop_event.is_set)
+        engine = self.engine
         try:
-            for fen in BENCH_POSITIONS:
+            for fen in list(engine.warm_fens):
                 if self.stop_event.is_set():
                     break
                 limits = Limits()
                 limits.nodes = WARM_UP_NODES
                 self.searcher.search(Position(fen), limits, clock)
                 self.nodes += self.searcher.nodes
+                if not self.stop_event.is_set() and fen in engine.warm_fens:
+                    engine.warm_fens.remove(fen)     # done: a resumed warm-up skips it
         except Exception as exc:
             # never on stdout: the GUI did not ask for this search
             _print_exception("warm-up failed", exc)

@@ -4,8 +4,9 @@
 each line -- a `go`'s clock starts when its line arrived -- and the main thread runs the
 commands in order, driving the engine facade (engine.engine), whose searches, `go perft`
 and `bench` run in a worker thread, so `isready`, `stop`, `ponderhit` and `quit` are
-obeyed while it thinks (on PyPy the first `isready` also starts the facade's silent JIT
-warm-up, which the next go/position/setoption/ucinewgame/bench/quit ends).  The facade,
+obeyed while it thinks (on PyPy, until the first search, each command once the facade
+exists also starts or resumes its silent JIT warm-up, which the next
+go/position/setoption/ucinewgame/bench/quit ends before it runs).  The facade,
 with the board and search tables (~100 ms to build), is imported by a loader thread once
 the first command has been answered, so `uci` gets `uciok` at once; the commands that
 need it wait for it.  This module reaches the board only through that module
@@ -39,7 +40,8 @@ REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUIT_JOIN_SECONDS = 0.5         # how long `quit` waits for a stopped search to end
 READY_WAIT_SECONDS = 5.0        # how long `isready` waits for Threads' helpers to start
 LOADER_HEAD_START_S = 0.25      # the loader waits this long for the first command to be done
-# the commands that end the engine's warm-up (PyPy: it starts after the first `isready`)
+# the commands that end the engine's warm-up before they run (PyPy: it starts, or resumes,
+# after each command once the engine exists, until the first search)
 ENDS_WARM_UP = ("go", "position", "setoption", "ucinewgame", "quit", "bench")
 
 # UCI_ShowWDL: when the search gives no wdl, a logistic model of the cp score.
@@ -439,6 +441,11 @@ class UciSession:
             if self.engine is not None and tokens[0] in ENDS_WARM_UP:
                 self.engine.end_warm_up()
             self.handlers[tokens[0]](tokens[1:])
+            if self.engine is not None and not self.quitting:
+                # PyPy only, until the first search: resumed after every command (a GUI
+                # sends several before its first `go`), ended by the next one of
+                # ENDS_WARM_UP; a warm-up that runs on is left alone
+                self.engine.warm_up()
         except UciError as exc:
             self.error(str(exc))
         except Exception as exc:
@@ -498,8 +505,6 @@ class UciSession:
         if self.engine is not None:
             self.engine.wait_ready(READY_WAIT_SECONDS)     # helper processes starting up
         self.send("readyok")
-        if self.engine is not None:
-            self.engine.warm_up()       # PyPy only, once: the GUI's next command ends it
 
     def cmd_register(self, args):
         pass        # nothing to register

@@ -1560,7 +1560,7 @@ def test_warm_up_is_silent_leaves_the_searcher_alone_and_ends_for_a_go(endless_w
     engine = Engine(hash_mb=1, on_error=got.on_error, on_exception=got.on_exception)
     assert engine.warm_up()
     job = engine.job
-    assert not engine.warm_up()                 # once per engine
+    assert not engine.warm_up()                 # not a second one while it runs
     time.sleep(0.3)
     assert job.alive() and not engine.busy()    # running, but nothing waits for it
     assert engine.searcher.nodes == 0 and engine.searcher.tt.hashfull() == 0
@@ -1601,10 +1601,52 @@ def test_warm_up_starts_after_isready_silently_and_the_next_command_ends_it(
     assert job.alive() and out.getvalue() == "readyok\n"
     session.handle_line(command)
     assert not job.alive()
-    assert session.engine.wait_idle(30)
+    if command.split()[0] in ("go", "bench", "quit"):
+        # a real job (or quit) ends it for good: no warm-up after it
+        assert session.engine.wait_idle(30)
+        session.handle_line("isready")
+        resumed = session.engine.job
+        assert resumed is job or resumed is None or resumed.kind != "warm-up"
+        assert not [t for t in threading.enumerate()
+                    if t.name == "basilisk-warm-up" and t.is_alive()]
+    else:
+        # before the first search it resumes after the command (and the next one ends it)
+        resumed = session.engine.job
+        assert resumed is not job and resumed.kind == "warm-up" and resumed.alive()
+        session.handle_line("quit")
+        assert not resumed.alive()
     lines = out.getvalue().splitlines()
     assert errors(lines) == [], lines
     if command.startswith("go"):
         assert len([line for line in lines if line.startswith("bestmove")]) == 1
-    session.handle_line("isready")              # once per engine
-    assert not [t for t in threading.enumerate() if t.name == "basilisk-warm-up" and t.is_alive()]
+
+
+def test_warm_up_resumes_where_it_stopped_until_the_first_search(monkeypatch):
+    """Each run of the warm-up searches the bench positions not yet warmed; one finished
+    leaves nothing to do, and the first real search ends it for good."""
+    import engine.engine
+    from engine.engine import Engine
+    monkeypatch.setattr(engine.engine, "WARM_UP", True)
+    monkeypatch.setattr(engine.engine, "WARM_UP_NODES", 200)
+    eng = Engine(hash_mb=1)
+    total = len(eng.warm_fens)
+    assert total == len(engine.engine.BENCH_POSITIONS)
+    assert eng.warm_up()
+    eng.job.join(60)
+    assert eng.warm_fens == [] and eng.job.nodes > 0
+    assert not eng.warm_up()                    # all warmed: nothing to resume
+    # interrupted at once, it keeps what it did not finish and a later call resumes it
+    eng = Engine(hash_mb=1)
+    monkeypatch.setattr(engine.engine, "WARM_UP_NODES", 10 ** 9)
+    assert eng.warm_up()
+    time.sleep(0.2)
+    eng.end_warm_up()
+    assert eng.warm_fens == list(engine.engine.BENCH_POSITIONS)
+    assert eng.warm_up()
+    first = eng.job
+    got = Collector()
+    eng.on_error, eng.on_exception = got.on_error, got.on_exception
+    facade_go(eng, got, chess.STARTING_FEN, depth=2)
+    assert not first.alive() and eng.warm_fens == []
+    assert got.finished.wait(10) and eng.wait_idle(5)
+    assert not eng.warm_up()                    # never after a real search
