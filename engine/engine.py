@@ -233,6 +233,14 @@ class Engine:
         self.job.start()
         return True
 
+    def _start(self, job):
+        """Run a search, perft or bench in the worker thread (True); once one has run there
+        is no more warm-up."""
+        self.warm_fens = []
+        self.job = job
+        job.start()
+        return True
+
     def end_warm_up(self):
         """Stop the warm-up, if it runs, and wait for it (within CHECK_INTERVAL nodes)."""
         job = self.job
@@ -295,11 +303,8 @@ class Engine:
             return False
         self._apply_pending()
         skill = SkillPlan(strength) if strength is not None else None
-        self.warm_fens = []
-        self.job = SearchJob(self, pos, limits, timeman, legal, multipv, chess960,
-                             on_info, on_bestmove, skill)
-        self.job.start()
-        return True
+        return self._start(SearchJob(self, pos, limits, timeman, legal, multipv, chess960,
+                                     on_info, on_bestmove, skill))
 
     def perft(self, pos, depth, on_count=None, on_done=None):
         """Count the leaves below each root move of pos in the worker thread.
@@ -310,10 +315,7 @@ class Engine:
         """
         if not self.stop_and_wait():
             return False
-        self.warm_fens = []
-        self.job = PerftJob(self, pos, depth, on_count, on_done)
-        self.job.start()
-        return True
+        return self._start(PerftJob(self, pos, depth, on_count, on_done))
 
     def bench(self, depth=None, on_done=None, progress=None):
         """``run_bench`` in the worker thread; ``on_done(lines)``, lines None if stopped.
@@ -322,10 +324,7 @@ class Engine:
         """
         if not self.stop_and_wait():
             return False
-        self.warm_fens = []
-        self.job = BenchJob(self, depth, on_done, progress)
-        self.job.start()
-        return True
+        return self._start(BenchJob(self, depth, on_done, progress))
 
 
 # ---------------------------------------------------------------------- jobs

@@ -26,10 +26,10 @@ off for an A/B match.
 
 import os
 
-from engine.bitboard import (BIT63, BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES,
+from engine.bitboard import (ALL_SQUARES, BIT63, BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES,
                              BB_DARK_SQUARES, BB_SQUARES, fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS,
-                             ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK, machine_int, popcount,
-                             to_bitboard, unsigned)
+                             NOT_KING_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
+                             machine_int, popcount, to_bitboard, unsigned)
 from engine.endgame import EXACT, endgame_verdict
 from engine.jit import not_inlined
 from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
@@ -136,11 +136,6 @@ MOB_QUEEN = _mobility_table(QUEEN)
 KING_DANGER = tuple(w * KING_ATTACK_PERCENT for w in ATTACKER_WEIGHT)
 
 KING_ZONE = [KING_ATTACKS[sq] | BB_SQUARES[sq] for sq in range(64)]
-# Complements as x ^ _ALL_SQUARES: on CPython a plain 64-bit value, where ~x is negative and
-# each later & with it takes CPython's slower path for negative ints (31 against 20 ns);
-# in the signed form (PyPy) -1, so the same as ~x there
-_ALL_SQUARES = -1 if BIT63 < 0 else _FULL
-_NOT_NEAR_KING = [KING_ATTACKS[sq] ^ _ALL_SQUARES for sq in range(64)]
 
 
 def _shield(color, rank_step):
@@ -294,13 +289,13 @@ _RANKS_4_TO_7, _RANKS_5_TO_2 = 0xFFFFFFFF << 24, 0xFFFFFFFF << 8    # relative r
 def push_threats(us, pawns, occ, w_patt, b_patt):
     """Squares the side's pawns would attack after a push (one or two squares) to an empty
     square on relative rank 3-6 that no enemy pawn attacks."""
-    empty = occ ^ _ALL_SQUARES          # complements as in evaluate() (positive on CPython)
+    empty = occ ^ ALL_SQUARES           # complements: engine.bitboard.ALL_SQUARES
     if us == WHITE:
         push = ((pawns & _PUSH_FROM_WHITE) << 8) & empty
-        push = (push | ((push & _RANK_3) << 8) & empty) & (b_patt ^ _ALL_SQUARES)
+        push = (push | ((push & _RANK_3) << 8) & empty) & (b_patt ^ ALL_SQUARES)
         return (push << 7) & _PUSH_NOT_H | (push << 9) & _PUSH_NOT_A
     push = ((pawns & _PUSH_FROM_BLACK) >> 8) & empty
-    push = (push | ((push & _RANK_6) >> 8) & empty) & (w_patt ^ _ALL_SQUARES)
+    push = (push | ((push & _RANK_6) >> 8) & empty) & (w_patt ^ ALL_SQUARES)
     return (push >> 9) & _PUSH_NOT_H | (push >> 7) & _PUSH_NOT_A
 
 
@@ -649,10 +644,10 @@ def _evaluate(pos, key, slot):
     attacks = [0, 0] if safe_stops else None      # what each side attacks, for safe stops
     for (us, sign, knights, bishops, rooks, queens, own_pawns, enemy_pawns, own_occ, enemy_occ,
          area, own_ksq, enemy_ksq, own_patt, pawn_hits, enemy_queens, enemy_majors, outposts) in (
-            (WHITE, 1, wn, wb, wr, wq, wp, bp, occ_w, occ_b, (occ_w | b_patt) ^ _ALL_SQUARES,
+            (WHITE, 1, wn, wb, wr, wq, wp, bp, occ_w, occ_b, (occ_w | b_patt) ^ ALL_SQUARES,
              wksq, bksq, w_patt,
              w_patt & (bn | bb | b_majors), bq, b_majors, w_outposts),
-            (BLACK, -1, bn, bb, br, bq, bp, wp, occ_b, occ_w, (occ_b | w_patt) ^ _ALL_SQUARES,
+            (BLACK, -1, bn, bb, br, bq, bp, wp, occ_b, occ_w, (occ_b | w_patt) ^ ALL_SQUARES,
              bksq, wksq, b_patt,
              b_patt & (wn | wb | w_majors), wq, w_majors, b_outposts)):
         # mobility, attacks on the enemy king zone, rook files; what minors and rooks attack
@@ -717,7 +712,7 @@ def _evaluate(pos, key, slot):
         # square in the mobility area and not next to that king
         # (about 1.5 us of a 6.4 us warm evaluation on CPython: scripts/bench_eval.py)
         if SAFE_CHECKS_ON:
-            safe = area & _NOT_NEAR_KING[enemy_ksq]
+            safe = area & NOT_KING_ATTACKS[enemy_ksq]
             diagonals = BISHOP_TABLE[enemy_ksq][occ & BISHOP_MASK[enemy_ksq]] & safe
             lines = ROOK_TABLE[enemy_ksq][occ & ROOK_MASK[enemy_ksq]] & safe
             side += (CHECK_N * ((by_knights & safe & KNIGHT_ATTACKS[enemy_ksq]) != 0)

@@ -9,19 +9,18 @@ Everything returned is therefore legal.  Moves are ints (see ``engine.types``).
 ``generate_moves(pos, False)``) gives captures, en passant and queen promotions only, for
 quiescence search, in the order generate_moves gives them.
 
-"All squares" is written -1 rather than a 64-bit mask.  A complement is ``x ^ _ALL``: on
-CPython a plain 64-bit value (``~x`` is negative, and every later ``&`` with it takes
-CPython's slower path for negative ints), in PyPy's signed form ``~x`` itself; a subset
+"All squares" is written -1 rather than a 64-bit mask.  A complement is ``x ^ ALL_SQUARES``
+(engine.bitboard: positive on CPython, where ``&`` with a negative int is slower); a subset
 taken out of a set is xored out (``ours ^ pinned``).  Bit 63 is BIT63 (the sign
 bit on PyPy, engine.bitboard): each loop over target squares takes h8 out first
 (``if bb < 0``, never true on CPython), and the white pawn sets that can reach h8 are
 converted with ``to_bitboard`` when a pawn stands on g7 or h7.
 """
 
-from engine.bitboard import (BIT63, BB_SQUARES, BB_FILE_A, BB_FILE_H, BB_RANK_1, BB_RANK_3,
+from engine.bitboard import (ALL_SQUARES, BIT63, BB_SQUARES, BB_FILE_A, BB_FILE_H, BB_RANK_1, BB_RANK_3,
                              BB_RANK_6, BB_RANK_8, BETWEEN, LINE, KNIGHT_ATTACKS, KING_ATTACKS,
                              PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
-                             ROOK_RAYS, BISHOP_RAYS, squares_of, to_bitboard)
+                             NOT_KING_ATTACKS, ROOK_RAYS, BISHOP_RAYS, squares_of, to_bitboard)
 from engine.jit import not_inlined
 from engine.types import (WHITE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
                           PROMO_KNIGHT, PROMO_BISHOP, PROMO_ROOK, PROMO_QUEEN, TO_SHIFT,
@@ -41,10 +40,8 @@ TO_BITS = [sq << TO_SHIFT for sq in range(64)]
 
 # complements (see the module docstring): 9.7% fewer instructions in shallow perfts of four
 # positions (callgrind), the same moves in the same order
-_ALL = -1 if BIT63 < 0 else (1 << 64) - 1
-_NOT_FILE_A = BB_FILE_A ^ _ALL
-_NOT_FILE_H = BB_FILE_H ^ _ALL
-_NOT_KING_ATTACKS = [att ^ _ALL for att in KING_ATTACKS]
+_NOT_FILE_A = BB_FILE_A ^ ALL_SQUARES
+_NOT_FILE_H = BB_FILE_H ^ ALL_SQUARES
 
 
 def _king_danger(pos, us):
@@ -86,7 +83,7 @@ def _king_moves(pos, us, ksq, targets, append):
     their_knights = bbs[tb | KNIGHT]
     their_pawns = bbs[tb | PAWN]
     pawn_attacks = PAWN_ATTACKS[us]
-    targets &= _NOT_KING_ATTACKS[bbs[tb | KING].bit_length() - 1]
+    targets &= NOT_KING_ATTACKS[bbs[tb | KING].bit_length() - 1]
     while targets:
         to = targets.bit_length() - 1 if targets > 0 else 63
         to_bb = BB_SQUARES[to]
@@ -117,6 +114,7 @@ def generate_moves(pos, quiets=True):
     ub = us << 3
     ksq = bbs[ub | KING].bit_length() - 1
     checkers, pinned = _king_danger(pos, us)
+    unpinned = ours ^ pinned        # pinned is a subset of ours
     moves = []
     append = moves.append
     _king_moves(pos, us, ksq, KING_ATTACKS[ksq] & ~ours, append)
@@ -125,12 +123,12 @@ def generate_moves(pos, quiets=True):
         if checkers & (checkers - 1) and checkers != BIT63:
             return moves            # double check: only the king may move
         target = BETWEEN[ksq][checkers.bit_length() - 1] | checkers
-        movable = ours ^ pinned    # a pinned piece can never answer a check
+        movable = unpinned          # a pinned piece can never answer a check
     else:
         target = -1
         movable = ours
     cap_target = theirs & target
-    empty = occupied ^ _ALL
+    empty = occupied ^ ALL_SQUARES
     quiet_target = empty & target
 
     # Pawns, set-wise for the unpinned ones.
@@ -192,8 +190,7 @@ def generate_moves(pos, quiets=True):
         _en_passant_moves(pos, us, ksq, occupied, append)
 
     # Pieces: captures and quiet moves in separate loops, so each has a constant flag.
-    bb = bbs[ub | KNIGHT] & movable
-    bb ^= bb & pinned
+    bb = bbs[ub | KNIGHT] & unpinned        # a pinned knight never moves
     while bb:
         fr = bb.bit_length() - 1 if bb > 0 else 63
         bb ^= BB_SQUARES[fr]
@@ -270,6 +267,7 @@ def generate_captures(pos):
     ub = us << 3
     ksq = bbs[ub | KING].bit_length() - 1
     checkers, pinned = _king_danger(pos, us)
+    unpinned = ours ^ pinned        # pinned is a subset of ours
     moves = []
     append = moves.append
     king_captures = KING_ATTACKS[ksq] & theirs
@@ -280,12 +278,12 @@ def generate_captures(pos):
         if checkers & (checkers - 1) and checkers != BIT63:
             return moves
         target = BETWEEN[ksq][checkers.bit_length() - 1] | checkers
-        movable = ours ^ pinned
+        movable = unpinned
     else:
         target = -1
         movable = ours
     cap_target = theirs & target
-    empty = occupied ^ _ALL
+    empty = occupied ^ ALL_SQUARES
 
     pawns = bbs[ub | PAWN] & movable
     pinned_pawns = pawns & pinned
@@ -326,8 +324,7 @@ def generate_captures(pos):
     if pos.ep:
         _en_passant_moves(pos, us, ksq, occupied, append)
 
-    bb = bbs[ub | KNIGHT] & movable
-    bb ^= bb & pinned
+    bb = bbs[ub | KNIGHT] & unpinned        # a pinned knight never moves
     while bb:
         fr = bb.bit_length() - 1 if bb > 0 else 63
         bb ^= BB_SQUARES[fr]

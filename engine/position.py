@@ -731,6 +731,14 @@ def _parse_board(field):
     return board
 
 
+def _contradicted(repairs, message):
+    """A FEN field the board contradicts: FenError, or with a ``repairs`` list the part is
+    dropped and named there."""
+    if repairs is None:
+        raise FenError(message)
+    repairs.append("%s: dropped" % message)
+
+
 def _parse_castling(field, board, repairs=None):
     """Castling field -> bitboard of rook squares (KQkq, X-FEN file letters, Shredder-FEN).
 
@@ -739,12 +747,6 @@ def _parse_castling(field, board, repairs=None):
     dropped and named there."""
     if field == "-":
         return 0
-
-    def contradiction(message):
-        if repairs is None:
-            raise FenError(message)
-        repairs.append("%s: dropped" % message)
-
     rights = 0
     for ch in field:
         color = WHITE if ch.isupper() else BLACK
@@ -755,7 +757,7 @@ def _parse_castling(field, board, repairs=None):
         if ch.lower() not in "kqabcdefgh":
             raise FenError("bad castling letter %r" % ch)
         if ksq is None:
-            contradiction("castling right %r but the %s king is not on its back rank"
+            _contradicted(repairs, "castling right %r but the %s king is not on its back rank"
                           % (ch, "white" if color == WHITE else "black"))
             continue
         kfile = ksq & 7
@@ -768,18 +770,18 @@ def _parse_castling(field, board, repairs=None):
             f = FILE_NAMES.index(low)
             files = [f] if board[back + f] == rook and f != kfile else []
         if not files:
-            contradiction("castling right %r but no rook in place for it" % ch)
+            _contradicted(repairs, "castling right %r but no rook in place for it" % ch)
             continue
         rsq = back + files[0]
         if rights & BB_SQUARES[rsq]:
-            contradiction("castling right %r given twice" % ch)
+            _contradicted(repairs, "castling right %r given twice" % ch)
             continue
         # one right on each side of the king at most (a later letter for a taken side is
         # the contradiction)
-        same_side = [sq for sq in squares_of(rights)
-                     if (sq >> 3) == (rsq >> 3) and (sq > ksq) == (rsq > ksq)]
-        if same_side:
-            contradiction("more than one castling right on one side of the king in %r" % field)
+        if any((sq >> 3) == (rsq >> 3) and (sq > ksq) == (rsq > ksq)
+               for sq in squares_of(rights)):
+            _contradicted(repairs, "more than one castling right on one side of the king in %r"
+                          % field)
             continue
         rights |= BB_SQUARES[rsq]
     return rights
@@ -835,9 +837,7 @@ def _parse_fen(fen, repairs=None):
         origin = ep_sq + 8 if turn == WHITE else ep_sq - 8
         if (not rank_ok or board[pushed] != (them << 3 | PAWN)
                 or board[ep_sq] or board[origin]):
-            if repairs is None:
-                raise FenError("impossible en-passant square %s" % ep_field)
-            repairs.append("impossible en-passant square %s: dropped" % ep_field)
+            _contradicted(repairs, "impossible en-passant square %s" % ep_field)
         elif PAWN_ATTACKS[them][ep_sq] & bbs[turn << 3 | PAWN]:
             ep = ep_sq
 
