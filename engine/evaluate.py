@@ -89,12 +89,14 @@ PSQT_ONLY = 0         # 1: evaluate() is material + PST only (the baseline)
 SCALE_NORMAL = 64     # scale factors are out of 64
 SCALE_MAX_PHASE = 14  # drawish-ending rules are only looked at with this little material
                       # (-1 switches the scaling off, for an A/B match)
-# Known results (engine.endgame: the KPK bitbase, minor-piece and wrong-rook-pawn draws)
-# replace the evaluation where they apply; they need at most two minors' worth of phase.
+# Known results (engine.endgame: the KPK bitbase, the KBNK distance-to-mate table,
+# minor-piece and wrong-rook-pawn draws) replace the evaluation where they apply; they need
+# at most two minors' worth of phase.
 ENDGAME_MAX_PHASE = 2     # +5.8 +/- 11.3 Elo (pairs), 120 games from pawn endings at 10,000 nodes; -1: off
-# ... and their mating drives (KBNK to the bishop's corner, KRK) are added to the score:
-# KBNK mated within 50 moves from 6 -> 22 of 30 random starts at 3,000 nodes a move (9 -> 26
-# at 10,000); KRK in 10.3 moves on average, not 16.8
+# ... and their mating drives (KRK; KBNK to the bishop's corner where the table cannot be
+# read) are added to the score: KBNK mated within 50 moves from 6 -> 22 of 30 random starts
+# at 3,000 nodes a move when written (15 of 30 today; 30 of 30 by the table); KRK in 10.3
+# moves on average, not 16.8
 MATING_DRIVE = 1          # 0: off (scripts/mate_conversion.py compares the two)
 
 VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = (

@@ -1,12 +1,14 @@
 """How often Basilisk mates a bare king within the fifty-move rule (K+B+N, K+R or K+Q
 against K), with the evaluation's mating drive (engine.endgame, ``MATING_DRIVE``) and
-without it.
+without it.  K+B+N v K is scored from the exact table (engine.kbnk) unless --no-table is
+given; each start then also shows the table's own distance to mate.
 
 Random starts (seeded): the strong side to move, no piece next to the lone king (so none
 is lost at once).  Both sides are Basilisk at a fixed node count a move.
 
     python scripts/mate_conversion.py                   # K+B+N, both runs, 15 starts, 3000 nodes
     pypy3 scripts/mate_conversion.py --material R --games 20 --only drive
+    pypy3 scripts/mate_conversion.py --games 30 --only drive --no-table   # the drive alone
 
 Needs only the engine (no python-chess), so pypy3 runs it too, about 3x faster.
 """
@@ -19,8 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import engine.endgame  # noqa: E402
 import engine.evaluate  # noqa: E402
 from engine.bitboard import KING_ATTACKS, popcount  # noqa: E402
+from engine.endgame import _kbnk_score  # noqa: E402
 from engine.movegen import generate_moves  # noqa: E402
 from engine.position import FenError, Position, board_placement  # noqa: E402
 from engine.search import Searcher, NoDeadline  # noqa: E402
@@ -87,7 +91,10 @@ def main(argv=None):
     parser.add_argument("--material", choices=sorted(MATERIAL), default="BN",
                         help="the strong side's pieces besides its king")
     parser.add_argument("--only", choices=("plain", "drive"), help="run one of the two evaluations")
+    parser.add_argument("--no-table", action="store_true",
+                        help="score K+B+N v K by the evaluation, not the exact table")
     args = parser.parse_args(argv)
+    engine.endgame.USE_KBNK_TABLE = not args.no_table
     rng = random.Random(args.seed)
     starts = [random_start(rng, MATERIAL[args.material]) for _ in range(args.games)]
     runs = [args.only] if args.only else ["plain", "drive"]
@@ -98,8 +105,12 @@ def main(argv=None):
         for fen in starts:
             plies = play(fen, args.nodes)
             mates.append(plies)
-            print("%-5s %-40s %s" % (run, fen, "mate in %d plies" % plies if plies is not None else "no mate"),
-                  flush=True)
+            best = ""
+            if args.material == "BN":
+                score = _kbnk_score(Position(fen), Position(fen).turn)
+                best = "  (table: mate in %d)" % (engine.endgame.KBNK_WIN - score) if score else ""
+            print("%-5s %-40s %s%s" % (run, fen, "mate in %d plies" % plies if plies is not None
+                                       else "no mate", best), flush=True)
         done = [p for p in mates if p is not None]
         print("K%s v K, %s: %d of %d mated within 50 moves at %d nodes a move, %s (%.0f s)"
               % (args.material, run, len(done), len(mates), args.nodes,
