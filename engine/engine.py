@@ -27,6 +27,8 @@ The module also hands the front end the board functions it needs (see ``__all__`
 importing it is the one expensive import (the tables take ~100 ms to build).
 """
 
+import gc
+import queue
 import random
 import sys
 import threading
@@ -106,6 +108,7 @@ class Engine:
 
     def __init__(self, hash_mb=16, on_error=None, on_exception=None):
         self.searcher = Searcher(hash_mb=hash_mb)
+        self.worker = Worker()
         self.on_error = on_error or _print_error
         self.on_exception = on_exception or _print_exception
         self.job = None
@@ -166,6 +169,7 @@ class Engine:
             self.searcher.orderer.clear()
         else:
             self.searcher.set_hash(mb)
+        _collect_garbage()
 
     def clear_hash(self):
         """Empty the hash table; the Searcher forgets its move-ordering histories too."""
@@ -179,6 +183,7 @@ class Engine:
         self.searcher.clear()
         if self.pool is not None:
             self.pool.clear_histories()
+        _collect_garbage()
 
     def wait_ready(self, timeout):
         """Wait (at most timeout seconds, and only while idle) for the helper processes
@@ -327,29 +332,68 @@ class Engine:
         return self._start(BenchJob(self, depth, on_done, progress))
 
 
+def _collect_garbage():
+    """Under PyPy, free the tables a clear or resize has just dropped: its collector runs a
+    full collection only as the program allocates, which the search hardly does, so
+    without this an engine grew by some 20-150 MB each `ucinewgame` (2 GB after a 30-minute
+    match; scripts/bench_memory.py --games).  About 35 ms there; CPython frees them at once."""
+    if _PYPY:
+        gc.collect()
+
+
+_PYPY = sys.implementation.name == "pypy"
+
+
 # ---------------------------------------------------------------------- jobs
+class Worker:
+    """The one thread an Engine's jobs run in, one after another, for the life of the process.
+
+    Not a thread a job: under PyPy 7.3 an ended thread's stack is freed only by a full
+    collection, which a search that hardly allocates seldom causes (a thread a `go` held
+    about 0.5 MB more after each search).
+    """
+
+    def __init__(self):
+        self._jobs = queue.Queue()
+        self._thread = None
+        self._lock = threading.Lock()
+
+    def submit(self, job):
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name="basilisk-worker",
+                                                daemon=True)
+                self._thread.start()
+        self._jobs.put(job)
+
+    def _serve(self):
+        while True:
+            self._jobs.get()._guarded_run()
+
+
 class Job:
     """Work run in the worker thread: a search, a perft or the bench."""
 
     kind = "job"
-    done = False            # set just before the last result goes out (the thread then ends)
+    done = False            # set just before the last result goes out (the run then ends)
     silent = False          # a warm-up: no output, and nothing waits for it to end
 
     def __init__(self, engine):
         self.engine = engine
         self.stop_event = threading.Event()
-        self.thread = threading.Thread(target=self._guarded_run, name="basilisk-" + self.kind,
-                                       daemon=True)
+        self.started = False
+        self.finished = threading.Event()
 
     def start(self):
-        self.thread.start()
+        self.started = True
+        self.engine.worker.submit(self)
 
     def alive(self):
-        return self.thread.is_alive()
+        """Started (queued or running) and not yet ended."""
+        return self.started and not self.finished.is_set()
 
     def join(self, timeout=None):
-        self.thread.join(timeout)
-        return not self.thread.is_alive()
+        return not self.started or self.finished.wait(timeout)
 
     def stop(self):
         self.stop_event.set()
@@ -365,6 +409,7 @@ class Job:
             self.failed()
         finally:
             self.done = True
+            self.finished.set()
 
     def run(self):
         raise NotImplementedError

@@ -1607,8 +1607,7 @@ def test_warm_up_starts_after_isready_silently_and_the_next_command_ends_it(
         session.handle_line("isready")
         resumed = session.engine.job
         assert resumed is job or resumed is None or resumed.kind != "warm-up"
-        assert not [t for t in threading.enumerate()
-                    if t.name == "basilisk-warm-up" and t.is_alive()]
+        assert not (resumed is not None and resumed.kind == "warm-up" and resumed.alive())
     else:
         # before the first search it resumes after the command (and the next one ends it)
         resumed = session.engine.job
