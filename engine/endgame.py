@@ -43,8 +43,7 @@ CORNER_EDGE = 10               # KBNK: per step from the centre, to reach the ed
 # K+B+N v K from the exact table, won positions at KBNK_WIN less the plies to mate (at most
 # 66): mated within 50 moves from 30 of 30 random starts at 3,000 nodes a move, against 15
 # of 30 with the corner drive (scripts/mate_conversion.py --seed 1, PyPy)
-USE_KBNK_TABLE = True
-_KBNK_READABLE = _KBNK_FILE.is_file()     # else the drive stands in for it
+USE_KBNK_TABLE = _KBNK_FILE.is_file()     # without the file the corner drive stands in
 KBNK_WIN = 1100
 
 
@@ -138,7 +137,7 @@ def endgame_verdict(pos):
             if minors[strong] == 2 and minors[strong ^ 1] == 0:
                 if popcount(bbs[strong << 3 | KNIGHT]) == 2:
                     return EXACT, 0     # two knights cannot force mate
-                if USE_KBNK_TABLE and bbs[strong << 3 | KNIGHT] and _KBNK_READABLE:
+                if USE_KBNK_TABLE and bbs[strong << 3 | KNIGHT]:
                     return EXACT, _kbnk_score(pos, strong)
                 drive = _mating_drive(pos, strong)      # KBNK; KBBK is left to the evaluation
                 if drive is not None:

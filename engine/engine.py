@@ -60,7 +60,8 @@ BENCH_HASH_MB = 16              # the hash of each bench position's fresh Search
 BENCH_MAX_DEPTH = 64            # `bench N` takes N in 1..this
 # Only PyPy needs a warm-up: its first search runs at a third of its later speed while the
 # JIT compiles; ~2,500 nodes on each bench position get most of that compiling done.
-WARM_UP = sys.implementation.name == "pypy"
+_PYPY = sys.implementation.name == "pypy"
+WARM_UP = _PYPY
 WARM_UP_NODES = 2500            # per bench position
 WARM_UP_HASH_MB = 1
 
@@ -335,13 +336,10 @@ class Engine:
 def _collect_garbage():
     """Under PyPy, free the tables a clear or resize has just dropped: its collector runs a
     full collection only as the program allocates, which the search hardly does, so
-    without this an engine grew by some 20-150 MB each `ucinewgame` (2 GB after a 30-minute
+    without this an engine grew by some 20 MB each `ucinewgame` (2.4 GB over a 77-minute
     match; scripts/bench_memory.py --games).  About 35 ms there; CPython frees them at once."""
     if _PYPY:
         gc.collect()
-
-
-_PYPY = sys.implementation.name == "pypy"
 
 
 # ---------------------------------------------------------------------- jobs

@@ -51,7 +51,7 @@ for _sq in range(64):
             _CANONICAL.append((_t, _TRIANGLE_INDEX[_t[_sq]] * _ROW))
             break
 
-_TABLE = []
+_TABLE = []        # [the table's bytes], read on the first probe
 
 
 def decode(data):
@@ -65,12 +65,12 @@ def decode(data):
 def _table():
     if not _TABLE:
         _TABLE.append(decode(TABLE_FILE.read_bytes()))
-    return _TABLE[0]
+    return _TABLE
 
 
 def kbnk_dtm(strong_king, bishop, knight, weak_king, strong_to_move):
     """Plies to mate for the side with bishop and knight, or None where it does not win."""
     t, row = _CANONICAL[strong_king]
-    value = (_TABLE or [_table()])[0][(0 if strong_to_move else _SIDE) + row
-                                      + (t[bishop] * 64 + t[knight]) * 64 + t[weak_king]]
+    value = (_TABLE or _table())[0][(0 if strong_to_move else _SIDE) + row
+                                    + (t[bishop] * 64 + t[knight]) * 64 + t[weak_king]]
     return None if value == NOT_WON else value

@@ -25,7 +25,7 @@ KING_ATTACKS = [unsigned(bb) for bb in KING_ATTACKS]
 PAWN_ATTACKS = [[unsigned(bb) for bb in row] for row in PAWN_ATTACKS]
 
 
-def _neighbours(bb):
+def neighbours(bb):
     """Squares a king standing on any square of bb attacks (bb itself only where adjacent)."""
     side = (bb << 1 & _NOT_A) | (bb >> 1 & _NOT_H)
     column = side | bb
@@ -45,7 +45,7 @@ def _promotion_wins(wk, queening_sq):
         # the black king does not block the piece's lines: stepping back along one stays in check
         attacked = slider_attacks_slow(queening_sq, wk_bb, directions)
         free = BB_ALL & ~(attacked | guarded | 1 << queening_sq)
-        stalemated = BB_ALL & ~attacked & ~_neighbours(free)
+        stalemated = BB_ALL & ~attacked & ~neighbours(free)
         wins |= BB_ALL & ~takes & ~stalemated
     return wins & ~guarded & ~(1 << queening_sq)
 
@@ -90,8 +90,8 @@ def _solve():
                     dest = dest_b[wk]
                     escapes = dest & ~white_to_move[row + wk]
                     # every black move reaches a white win, and black has a move (or is mated)
-                    black_to_move[row + wk] = (valid_b[wk] & ~_neighbours(escapes)
-                                               & (_neighbours(dest) | pawn_att))
+                    black_to_move[row + wk] = (valid_b[wk] & ~neighbours(escapes)
+                                               & (neighbours(dest) | pawn_att))
                 for wk in kings:
                     wins = base_w[wk]
                     for idx in steps[wk]:

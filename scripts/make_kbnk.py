@@ -34,27 +34,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from engine.bitboard import (BB_ALL, BISHOP_DIRECTIONS, KING_ATTACKS, KNIGHT_ATTACKS,  # noqa: E402
-                             slider_attacks_slow, unsigned)
+                             slider_attacks_slow, squares_of, unsigned)
 from engine.kbnk import TABLE_FILE, TRIANGLE, NOT_WON, decode  # noqa: E402
+from engine.kpk import neighbours  # noqa: E402
 
+# the solve's sets are plain 64-bit ints (engine.bitboard's unsigned form), as engine.kpk's
 KING_ATTACKS = [unsigned(bb) for bb in KING_ATTACKS]
 KNIGHT_ATTACKS = [unsigned(bb) for bb in KNIGHT_ATTACKS]
-_NOT_A = BB_ALL ^ 0x0101010101010101
-_NOT_H = BB_ALL ^ 0x8080808080808080
-
-
-def _neighbours(bb):
-    """Squares a king standing on any square of bb attacks."""
-    side = (bb << 1 & _NOT_A) | (bb >> 1 & _NOT_H)
-    column = side | bb
-    return (side | column << 8 | column >> 8) & BB_ALL
-
-
-def _squares(bb):
-    while bb:
-        low = bb & -bb
-        yield low.bit_length() - 1
-        bb ^= low
 
 
 def solve(progress=True):
@@ -79,9 +65,9 @@ def solve(progress=True):
                 attacked[c] = att
                 legal_b[c] = BB_ALL & ~(KING_ATTACKS[wk] | occ)
                 legal_w[c] = BB_ALL & ~(att | occ)
-                to = [(k * 64 + wb) * 64 + wn for k in _squares(KING_ATTACKS[wk] & ~occ)]
-                to += [(wk * 64 + b) * 64 + wn for b in _squares(bishop & ~occ)]
-                to += [(wk * 64 + wb) * 64 + n for n in _squares(KNIGHT_ATTACKS[wn] & ~occ)]
+                to = [(k * 64 + wb) * 64 + wn for k in squares_of(KING_ATTACKS[wk] & ~occ)]
+                to += [(wk * 64 + b) * 64 + wn for b in squares_of(bishop & ~occ)]
+                to += [(wk * 64 + wb) * 64 + n for n in squares_of(KNIGHT_ATTACKS[wn] & ~occ)]
                 moves[c] = tuple(to)
     white = [0] * n_configs             # black-king squares won with white to move
     black = [0] * n_configs             # ... lost with black to move
@@ -90,11 +76,11 @@ def solve(progress=True):
     changed_b = []
     for c in range(n_configs):
         att = attacked[c]
-        mated = legal_b[c] & att & ~_neighbours(BB_ALL & ~att)
+        mated = legal_b[c] & att & ~neighbours(BB_ALL & ~att)
         if mated:
             black[c] = mated
             changed_b.append((c, mated))
-            for sq in _squares(mated):
+            for sq in squares_of(mated):
                 dtm_b[c * 64 + sq] = 0
     ply = 0
     start = time.time()
@@ -110,7 +96,7 @@ def solve(progress=True):
                     touched[c] = touched.get(c, 0) | gain
         for c, gain in touched.items():
             base = c * 64
-            for sq in _squares(gain):
+            for sq in squares_of(gain):
                 dtm_w[base + sq] = ply
         # black to move: lost where no move escapes the won set (captures and stalemates escape)
         ply += 1
@@ -118,13 +104,13 @@ def solve(progress=True):
         for c in touched:
             att = attacked[c]
             escapes = BB_ALL & ~att & ~white[c]
-            lost = legal_b[c] & ~_neighbours(escapes) & (att | _neighbours(BB_ALL & ~att))
+            lost = legal_b[c] & ~neighbours(escapes) & (att | neighbours(BB_ALL & ~att))
             gain = lost & ~black[c]
             if gain:
                 black[c] |= gain
                 changed_b.append((c, gain))
                 base = c * 64
-                for sq in _squares(gain):
+                for sq in squares_of(gain):
                     dtm_b[base + sq] = ply
         if progress:
             print("\rply %2d: %7d black-to-move configurations changed (%.0f s)"

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import engine.endgame  # noqa: E402
 import engine.evaluate  # noqa: E402
 from engine.bitboard import KING_ATTACKS, popcount  # noqa: E402
-from engine.endgame import _kbnk_score  # noqa: E402
+from engine.endgame import EXACT, endgame_verdict  # noqa: E402
 from engine.movegen import generate_moves  # noqa: E402
 from engine.position import FenError, Position, board_placement  # noqa: E402
 from engine.search import Searcher, NoDeadline  # noqa: E402
@@ -94,7 +94,8 @@ def main(argv=None):
     parser.add_argument("--no-table", action="store_true",
                         help="score K+B+N v K by the evaluation, not the exact table")
     args = parser.parse_args(argv)
-    engine.endgame.USE_KBNK_TABLE = not args.no_table
+    if args.no_table:
+        engine.endgame.USE_KBNK_TABLE = False
     rng = random.Random(args.seed)
     starts = [random_start(rng, MATERIAL[args.material]) for _ in range(args.games)]
     runs = [args.only] if args.only else ["plain", "drive"]
@@ -106,9 +107,9 @@ def main(argv=None):
             plies = play(fen, args.nodes)
             mates.append(plies)
             best = ""
-            if args.material == "BN":
-                score = _kbnk_score(Position(fen), Position(fen).turn)
-                best = "  (table: mate in %d)" % (engine.endgame.KBNK_WIN - score) if score else ""
+            verdict = endgame_verdict(Position(fen)) if args.material == "BN" else None
+            if verdict is not None and verdict[0] == EXACT and verdict[1]:
+                best = "  (table: mate in %d)" % (engine.endgame.KBNK_WIN - verdict[1])
             print("%-5s %-40s %s%s" % (run, fen, "mate in %d plies" % plies if plies is not None
                                        else "no mate", best), flush=True)
         done = [p for p in mates if p is not None]
