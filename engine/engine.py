@@ -288,6 +288,18 @@ class Engine:
             return False
         return True
 
+    def let_bounded_job_finish(self):
+        """Wait for a running job that ends by itself (a search with a clock, movetime, depth
+        or nodes, a perft, the bench), as Stockfish's `go` waits for the search before it:
+        piped commands then each get their whole search.  A search that waits for `stop`
+        or `ponderhit` (infinite, ponder, mate alone) is left to stop_and_wait, which stops
+        it (Stockfish would wait for ever).  `quit` still stops it (from the input thread)."""
+        self.end_warm_up()
+        job = self.job
+        if (job is not None and job.alive() and not job.done and not job.stop_event.is_set()
+                and job.ends_by_itself()):
+            job.join()
+
     def wait_idle(self, timeout=None):
         """Wait for the job to end, without stopping it; False if it is still running."""
         job = self.job
@@ -399,6 +411,10 @@ class Job:
     def ponderhit(self):
         return False
 
+    def ends_by_itself(self):
+        """Does the job end without a `stop` (see Engine.let_bounded_job_finish)?"""
+        return True
+
     def _guarded_run(self):
         try:
             self.run()
@@ -454,6 +470,11 @@ class SearchJob(Job):
                 self.pool.stop()
             self.cond.notify_all()
         super().stop()
+
+    def ends_by_itself(self):
+        limits = self.limits
+        return not (self.pondering or limits.infinite) and bool(
+            self.timeman.has_deadline() or limits.depth or limits.nodes)
 
     def ponderhit(self):
         with self.cond:

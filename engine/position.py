@@ -341,7 +341,42 @@ class Position:
                     return True
         return False
 
-    def has_game_cycle(self):
+    def is_repetition_draw(self, ply):
+        """Does the search score this position, ``ply`` plies below its root, as a draw by
+        repetition?  Stockfish's rule: yes if it occurred before inside the search (fewer
+        than ``ply`` plies back), or twice before anywhere (a threefold).  One occurrence
+        before the root is no draw: the opponent need not repeat it again."""
+        stack = self.stack
+        n = min(self.halfmove, len(stack))
+        if n < 4:
+            return False            # the common case in a search: nothing to look at
+        key = self.key
+        seen = False
+        for i in range(1, n + 1):
+            entry = stack[-i]
+            if not entry[0]:
+                return False        # a null move: nothing before it can repeat
+            if not i & 1 and i >= 4 and entry[5] == key:
+                if i < ply or seen:
+                    return True
+                seen = True
+        return False
+
+    def _occurred_before(self, back):
+        """Did the position ``back`` plies ago occur before that too (within the fifty-move
+        window and since the last null move)?  Stockfish's ``repetition`` of that state."""
+        stack = self.stack
+        n = min(self.halfmove, len(stack))
+        key = stack[-back][5]
+        for i in range(back + 1, n + 1):
+            entry = stack[-i]
+            if not entry[0]:
+                return False
+            if not (i - back) & 1 and i - back >= 4 and entry[5] == key:
+                return True
+        return False
+
+    def has_game_cycle(self, ply):
         """Can the side to move repeat an earlier position (one the search counts as a draw,
         see is_repetition) with one move?  Stockfish's upcoming-repetition test: a draw seen
         a ply before it is on the board.
@@ -350,6 +385,8 @@ class Position:
         window and since the last null move, where the opponent's pieces stood as they stand
         now (the XOR of the opponent's moves' key deltas is zero); the one move of ours
         between is found by its key delta in the cuckoo tables, and its path must be clear.
+        A candidate at or before the search's root (``ply`` plies up) counts only if the
+        move is ours and that position had occurred before as well (is_repetition_draw).
         """
         stack = self.stack
         end = min(self.halfmove, len(stack))
@@ -377,8 +414,16 @@ class Position:
                 if CUCKOO_KEY[h] != move_key:
                     continue
             move = CUCKOO_MOVE[h]
-            if not BETWEEN[move & SQ_MASK][move >> TO_SHIFT] & (self.occ[0] | self.occ[1]):
-                return True
+            fr = move & SQ_MASK
+            to = move >> TO_SHIFT
+            if not BETWEEN[fr][to] & (self.occ[0] | self.occ[1]):
+                if i < ply:
+                    return True
+                # at or before the root: the piece between the two squares must be ours
+                # (the table holds each move one way only), and a threefold is needed
+                board = self.board
+                if (board[fr] or board[to]) >> 3 == self.turn and self._occurred_before(i):
+                    return True
         return False
 
     def has_pieces(self):

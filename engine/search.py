@@ -472,7 +472,7 @@ class Searcher:
         if depth <= 0:
             return self._qsearch(pos, alpha, beta, ply, in_check)
         if (USE_UPCOMING_REPETITION and alpha < 0 and pos.halfmove >= 3
-                and pos.has_game_cycle()):
+                and pos.has_game_cycle(ply)):
             alpha = 0
             if alpha >= beta:
                 return alpha
@@ -484,7 +484,7 @@ class Searcher:
         # Step 2. draws, mate-distance pruning.  Checkmate outranks the fifty-move rule,
         # so a clock at 100 is a draw only if the side to move is not mated (as Stockfish)
         if ((pos.halfmove >= 100 and (not in_check or generate_moves(pos)))
-                or pos.is_repetition(2) or pos.has_insufficient_material()):
+                or pos.is_repetition_draw(ply) or pos.has_insufficient_material()):
             return 0
         if ply >= MAX_PLY - 8:
             return evaluate(pos)

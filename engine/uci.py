@@ -709,7 +709,10 @@ class UciSession:
             self.send(self.fallback_bestmove())
 
     def start_go(self, args):
-        # the old search ends (its last lines and bestmove out) before this go says anything
+        # the old search ends (its last lines and bestmove out) before this go says anything:
+        # one that ends by itself is waited for, as Stockfish does; one that waits for
+        # stop/ponderhit is stopped
+        self.engine.let_bounded_job_finish()
         if not self.engine.stop_and_wait("go"):
             # the old search is stuck: answer this go at once
             self.send(self.fallback_bestmove())

@@ -1,9 +1,11 @@
-"""Upcoming repetitions (Position.has_game_cycle) against a brute force over the moves.
+"""Repetitions as the search counts them (Position.is_repetition_draw, has_game_cycle)
+against a brute force over the moves.
 
 The cuckoo tables must hold every reversible move once; has_game_cycle must say, at every
 position of seeded shuffling playouts (some with null moves, as the search makes them),
 exactly whether a legal move of the side to move reaches a position the search counts as
-a draw.
+a draw: one that occurred before inside the search, or, at or before the search's root,
+one that had occurred twice (Stockfish's rule).
 """
 
 import random
@@ -13,6 +15,8 @@ from engine.movegen import generate_moves
 from engine.notation import parse_uci_move
 from engine.position import Position, CUCKOO_KEY, CUCKOO_MOVE, MOVE_KEY
 from engine.types import PAWN, KNIGHT, BISHOP, ROOK, KING, PIECES, CAPTURE, PROMOTION, is_castle
+
+IN_TREE = 10_000        # a ply so deep that every earlier position lies inside the search
 
 STARTS = [
     "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
@@ -51,17 +55,37 @@ def test_the_cuckoo_tables_hold_each_reversible_move_once():
     assert stored == expected
 
 
-def draw_keys(pos):
-    """Keys of the positions an odd number of plies back (3 or more) that a move of the side
-    to move could repeat: within the fifty-move window, after the last null move."""
+def window(pos):
+    """The keys of the positions 1, 2, ... plies back, within the fifty-move window and
+    after the last null move."""
     stack = pos.stack
-    keys = set()
+    keys = []
     for i in range(1, min(pos.halfmove, len(stack)) + 1):
         if not stack[-i][0]:
             break
-        if i >= 3 and i & 1:
-            keys.add(stack[-i][5])
+        keys.append(stack[-i][5])
     return keys
+
+
+def draw_keys(pos, ply=IN_TREE):
+    """Keys of the positions an odd number of plies back (3 or more) that a move of the side
+    to move could repeat for a draw, ``ply`` plies below the search's root: one inside the
+    search, or one at or before the root that had occurred before as well."""
+    keys = window(pos)
+    draws = set()
+    for i in range(3, len(keys) + 1, 2):
+        key = keys[i - 1]
+        if i < ply or any(keys[j - 1] == key for j in range(i + 4, len(keys) + 1, 2)):
+            draws.add(key)
+    return draws
+
+
+def repetition_draw(pos, ply):
+    """The brute force of is_repetition_draw: an earlier occurrence inside the search, or two
+    anywhere."""
+    keys = window(pos)
+    seen = [i for i in range(4, len(keys) + 1, 2) if keys[i - 1] == pos.key]
+    return any(i < ply for i in seen) or len(seen) >= 2
 
 
 def own_move_repeats(pos, keys):
@@ -80,7 +104,8 @@ def reversible(move):
 
 def test_has_game_cycle_agrees_with_a_brute_force_over_the_moves():
     rng = random.Random(52)
-    tally = {"positions": 0, "cycles": 0, "nulls": 0}
+    tally = {"positions": 0, "cycles": 0, "nulls": 0, "before root": 0, "at root": 0,
+             "draws": 0, "threefolds": 0}
     for game in range(48):
         pos = Position(STARTS[game % len(STARTS)])
         for _ in range(50):
@@ -88,9 +113,22 @@ def test_has_game_cycle_agrees_with_a_brute_force_over_the_moves():
             if not moves:
                 break
             ours = own_move_repeats(pos, draw_keys(pos))
-            assert pos.has_game_cycle() == ours, pos.fen()
+            assert pos.has_game_cycle(IN_TREE) == ours, pos.fen()
+            # the same position a few plies below a root placed somewhere in the playout
+            ply = rng.randint(1, 12)
+            before_root = own_move_repeats(pos, draw_keys(pos, ply))
+            assert pos.has_game_cycle(ply) == before_root, (pos.fen(), ply)
+            at_root = own_move_repeats(pos, draw_keys(pos, 1))     # all of it before the root
+            assert pos.has_game_cycle(1) == at_root, pos.fen()
+            draw = repetition_draw(pos, ply)
+            assert pos.is_repetition_draw(ply) == draw, (pos.fen(), ply)
+            assert pos.is_repetition_draw(IN_TREE) == pos.is_repetition(2)
             tally["positions"] += 1
             tally["cycles"] += ours
+            tally["before root"] += before_root
+            tally["at root"] += at_root
+            tally["draws"] += draw
+            tally["threefolds"] += pos.is_repetition(3)
             # mostly reversible moves, often straight back, now and then a null move
             if game % 3 == 0 and not pos.in_check() and rng.random() < 0.08:
                 pos.make_null()
@@ -107,13 +145,16 @@ def test_has_game_cycle_agrees_with_a_brute_force_over_the_moves():
             pos.make(move)
     assert tally["positions"] > 2000
     assert tally["cycles"] > 200 and tally["nulls"] > 20, tally
+    assert tally["before root"] > 100 and tally["at root"] > 5, tally
+    assert tally["draws"] > 50 and tally["threefolds"] > 5, tally
 
 
 def test_a_knight_can_step_back_into_the_starting_position():
     pos = Position()
     for text in ("g1f3", "g8f6", "f3g1"):
         pos.make(parse_uci_move(pos, text))
-    assert pos.has_game_cycle()          # ...Nf6-g8 repeats the start
+    assert pos.has_game_cycle(IN_TREE)   # ...Nf6-g8 repeats the start
+    assert not pos.has_game_cycle(3)     # ... but only once, if the start was the root
     assert not pos.is_repetition(2)
     pos.make(parse_uci_move(pos, "f6g8"))
     assert pos.is_repetition(2)
@@ -126,12 +167,12 @@ def test_a_blocked_path_or_a_null_move_is_no_cycle():
     pos = Position("4k3/8/8/8/8/8/P7/R3K3 w - - 0 1")
     for text in shuffle:
         pos.make(parse_uci_move(pos, text))
-    assert not pos.has_game_cycle() and not own_move_repeats(pos, draw_keys(pos))
+    assert not pos.has_game_cycle(IN_TREE) and not own_move_repeats(pos, draw_keys(pos))
     # the same shuffle without the pawn: Ra3-a1 repeats it
     pos = Position("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")
     for text in shuffle:
         pos.make(parse_uci_move(pos, text))
-    assert pos.has_game_cycle() and own_move_repeats(pos, draw_keys(pos))
+    assert pos.has_game_cycle(IN_TREE) and own_move_repeats(pos, draw_keys(pos))
     # one move from the position after Kf1 only by passing: not a repetition the search counts
     pos = Position("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")
     pos.make(parse_uci_move(pos, "e1f1"))
@@ -139,4 +180,23 @@ def test_a_blocked_path_or_a_null_move_is_no_cycle():
     pos.make(parse_uci_move(pos, "a1a3"))
     pos.make_null()
     assert pos.key ^ pos.stack[-3][5] in CUCKOO_KEY     # one rook move apart
-    assert not pos.has_game_cycle()
+    assert not pos.has_game_cycle(IN_TREE)
+
+
+def test_a_repetition_before_the_root_needs_a_third_occurrence():
+    # white shuffles Kd1-e1, black Ke8-e7: after the six plies the position after ...Ke7
+    # stands for the second time, the one before it (black to move) will with ...Ke8
+    pos = Position("4k3/8/8/8/8/8/4P3/3QK3 b - - 0 1")
+    for text in ("e8e7", "d1d2", "e7e8", "d2d1", "e8e7", "d1d2"):
+        pos.make(parse_uci_move(pos, text))
+    assert pos.is_repetition(2) and not pos.is_repetition(3)
+    # the root here: a repetition of a position before it is no draw yet ...
+    assert not pos.has_game_cycle(1) and pos.has_game_cycle(IN_TREE)
+    pos.make(parse_uci_move(pos, "e7e8"))
+    assert not pos.is_repetition_draw(1)
+    # ... but it is once the first repeat lies inside the search
+    assert pos.is_repetition_draw(5) and not pos.is_repetition_draw(4)
+    # and a third occurrence is a draw wherever the root is
+    for text in ("d2d1", "e8e7", "d1d2", "e7e8"):
+        pos.make(parse_uci_move(pos, text))
+    assert pos.is_repetition(3) and pos.is_repetition_draw(1)

@@ -132,6 +132,28 @@ def test_repetition_against_game_history():
     assert last_main_line(infos).get("score") == 0
 
 
+@pytest.mark.parametrize("side, moves", [
+    ("b", "e8e7 d1d2 e7e8 d2d1 e8e7 d1d2"),    # black to move: ...Ke8 would repeat for the second time
+    ("w", "d1d2 e8e7 d2d1"),                   # black to move: ...Ke8 would repeat the start
+    ("b", "e8e7 d1d2 e7e8 d2d1 e8e7"),         # white to move, a queen up: Qd2 repeats, Qd1 too
+])
+def test_a_repetition_of_a_position_before_the_root_is_not_yet_a_draw(side, moves):
+    # each position here has occurred at most twice: a move that repeats one before the
+    # root for the second time is no draw (the other side need not repeat it), so the side
+    # a queen down sees its loss, not 0 (Stockfish: mate scores)
+    pos = Position("4k3/8/8/8/8/8/4P3/3QK3 %s - - 0 1" % side)
+    for uci in moves.split():
+        pos.make(next(m for m in generate_moves(pos) if move_to_uci(m) == uci))
+    assert not pos.is_repetition(3)
+    limits = Limits()
+    limits.depth = 6
+    infos = []
+    Searcher(4).search(pos, limits, TimeManager(limits, pos.turn), infos.append)
+    score = last_main_line(infos).get("score")
+    white = pos.turn == 0
+    assert score is not None and (score > 500 if white else score < -500), (moves, score)
+
+
 def test_fifty_move_rule_draws():
     # K+Q v K is winning, but with the clock at 99 every quiet move ends the game drawn
     assert last_main_line(run("8/8/8/4k3/8/8/8/4K2Q w - - 99 80", depth=4)[2]).get("score") == 0
@@ -282,7 +304,7 @@ def test_see(fen, uci, value):
 # holds more entries per MB.  It changes only with a deliberate change to the search (or to
 # what it depends on: evaluation, ordering, move generation order, the table); update both
 # numbers in that commit and say so in its message.
-BENCH_NODES = {"CPython": 94769, "PyPy": 94548}
+BENCH_NODES = {"CPython": 94924, "PyPy": 94703}
 
 
 def test_bench_signature_is_pinned():
@@ -482,15 +504,15 @@ def null_window_search(pos, depth, beta, cut_node=False):
     return score, searcher.nodes
 
 
-def child_search_spy(record):
+def child_search_spy(record, child_ply=2):
     """A fresh 1 MB searcher that never runs out of time, whose ``_search`` first passes
-    each call at ply 2 to record(UCI of the move that led there, depth); returns
-    (searcher, the unspied ``_search``, to start a node at ply 1 with)."""
+    each call at ``child_ply`` to record(UCI of the move that led there, depth); returns
+    (searcher, the unspied ``_search``, to start a node at ``child_ply - 1`` with)."""
     searcher = unlimited_searcher()
     original = searcher._search
 
     def spy(pos, depth, alpha, beta, ply, cut_node, in_check):
-        if ply == 2:
+        if ply == child_ply:
             record(move_to_uci(pos.stack[-1][0]), depth)
         return original(pos, depth, alpha, beta, ply, cut_node, in_check)
 
@@ -588,24 +610,28 @@ def test_a_recapture_at_a_pv_node_is_searched_a_ply_deeper(monkeypatch):
 def test_a_node_that_can_repeat_a_position_is_worth_a_draw_at_least(monkeypatch):
     """With USE_UPCOMING_REPETITION, after Nf3 Nf6 Ng1 black can play ...Ng8 back into the
     starting position, so a window below 0 fails high at once with 0, no move searched;
-    off, the moves are searched.  A window that 0 does not reach is searched either way."""
+    off, the moves are searched.  A window that 0 does not reach is searched either way.
+    That holds 4 plies below a root at the start position; 1 ply below a root after Nf3, the
+    start position lies before the root and occurred once: no draw, the moves are searched."""
     import engine.search as search_module
     from engine.notation import parse_uci_move
     for on in (True, False):
         monkeypatch.setattr(search_module, "USE_UPCOMING_REPETITION", on)
-        for alpha, beta in ((-60, -20), (20, 60)):
-            pos = Position()
-            for text in ("g1f3", "g8f6", "f3g1"):
-                pos.make(parse_uci_move(pos, text))
-            calls = []
-            searcher, search = child_search_spy(lambda move, depth: calls.append(move))
-            searcher.root_depth = 2
-            score = search(pos, 2, alpha, beta, 1, True, False)
-            if on and beta < 0:
-                assert score == 0 and not calls
-            else:
-                assert calls
-            assert pos.stack[-1][0] and len(pos.stack) == 3
+        for ply in (4, 1):
+            for alpha, beta in ((-60, -20), (20, 60)):
+                pos = Position()
+                for text in ("g1f3", "g8f6", "f3g1"):
+                    pos.make(parse_uci_move(pos, text))
+                calls = []
+                searcher, search = child_search_spy(lambda move, depth: calls.append(move),
+                                                    ply + 1)
+                searcher.root_depth = 4
+                score = search(pos, 2, alpha, beta, ply, True, False)
+                if on and beta < 0 and ply == 4:
+                    assert score == 0 and not calls
+                else:
+                    assert calls
+                assert pos.stack[-1][0] and len(pos.stack) == 3
 
 
 def test_the_only_legal_reply_to_a_check_is_searched_a_ply_deeper(monkeypatch):

@@ -538,7 +538,8 @@ def test_bestmove_exactly_once_per_go(uci):
     for command in ("go depth 2", "go nodes 500", "go movetime 100", "go wtime 500 btime 500",
                     "go infinite", "go ponder wtime 1000 btime 1000", "go depth 3"):
         uci.send(command)
-    # every go replaces the running one: each gets its own bestmove
+    # each go gets its own bestmove: a go waits for a search that ends by itself and
+    # stops one that waits for stop (infinite, ponder)
     time.sleep(0.5)
     uci.send("stop")
     uci.sync()
@@ -548,6 +549,36 @@ def test_bestmove_exactly_once_per_go(uci):
     assert len(bestmoves) == 7, bestmoves
     for line in bestmoves:
         assert_legal(chess.STARTING_FEN, line.split()[1])
+
+
+def test_piped_goes_each_get_their_whole_search(uci):
+    """A `go` that arrives while a search that ends by itself runs waits for it, as
+    Stockfish's does: a script that pipes its commands gets every search to its depth."""
+    uci.send("position startpos")
+    uci.send("go depth 5")
+    uci.send("position startpos moves e2e4")
+    uci.send("go depth 5")
+    first = uci.bestmove(timeout=60)
+    second = uci.bestmove(timeout=60)
+    for (move, _, lines), fen in ((first, chess.STARTING_FEN), (second, START_FEN_AFTER_E4)):
+        assert not errors(lines), lines
+        assert_legal(fen, move)
+        depths = [parse_info(line).get("depth") for line in lines if line.startswith("info depth")]
+        assert depths and max(depths) == 5, lines
+
+
+def test_a_go_stops_a_search_that_would_wait_for_stop(uci):
+    """... but one that would run until `stop` (infinite, ponder) is stopped, with a note:
+    Stockfish would wait for ever."""
+    uci.send("position startpos")
+    uci.send("go infinite")
+    time.sleep(0.3)
+    uci.send("go depth 2")
+    first = uci.bestmove(timeout=PROMPT_MS / 1000)
+    second = uci.bestmove(timeout=30)
+    assert errors(first[2]) or errors(second[2])
+    for move, _, _ in (first, second):
+        assert_legal(chess.STARTING_FEN, move)
 
 
 def test_stop_then_go_at_once_is_not_an_error(uci):
