@@ -372,6 +372,7 @@ class EngineSpec:
     protocol: str = "uci"
     options: tuple[tuple[str, str], ...] = ()
     name: str | None = None
+    nodes: int | None = None     # with a node budget: this engine's own (see side_limit)
 
 
 class _FeaturesAssumingSetboard(dict):
@@ -554,6 +555,17 @@ class TimeControl:
     def overran(self, elapsed: float, remaining: float) -> bool:
         """Whether a move overran the clock (clock mode only; no grace but --timemargin)."""
         return self.uses_clock and elapsed > remaining + self.margin
+
+
+def side_limit(tc: TimeControl, spec: EngineSpec, clocks: dict[bool, float],
+               clock_id: object) -> chess.engine.Limit:
+    """The limit for the engine of ``spec``: the match's, except that in a node-limited
+    match an engine with a budget of its own (--a-nodes/--b-nodes) gets that one.  Giving
+    the faster side of an A/B pair proportionally more nodes charges a feature's cost a
+    node, as a clock does, without the clock's dependence on the machine's load."""
+    if tc.nodes is not None and spec.nodes is not None:
+        return chess.engine.Limit(nodes=spec.nodes)
+    return tc.limit(clocks, clock_id)
 
 
 def parse_tc(text: str) -> tuple[float, float]:
@@ -752,8 +764,8 @@ def play_game(job: GameJob, slots: dict[bool, EngineSlot], settings: MatchSettin
     forfeit = loser = None
     while (end := natural_end(board, len(comments), settings.max_plies)) is None:
         side = board.turn
-        reply = request_move(slots[side], board, tc.limit(clocks, game_key), game_key,
-                             tc.watchdog(clocks[side]))
+        reply = request_move(slots[side], board, side_limit(tc, slots[side].spec, clocks, game_key),
+                             game_key, tc.watchdog(clocks[side]))
         if reply.forfeit is None and tc.overran(reply.elapsed, clocks[side]):
             reply.forfeit = TIME
             reply.detail = f"used {reply.elapsed:.3f}s with {clocks[side]:.3f}s left"
@@ -1022,13 +1034,17 @@ def add_engine_arguments(parser: argparse.ArgumentParser, letter: str) -> None:
     group.add_argument(f"--{letter}-option", action="append", nargs="+", metavar="NAME=VALUE",
                        help="engine option(s), e.g. UCI_LimitStrength=true UCI_Elo=1800")
     group.add_argument(f"--{letter}-name", help="name in the PGN (default: the engine's own)")
+    group.add_argument(f"--{letter}-nodes", type=int, metavar="N",
+                       help="with --nodes: this engine's own budget a move (e.g. the faster side "
+                            "of an A/B pair given more, by the ratio of its speed)")
 
 
 def engine_spec(args: argparse.Namespace, letter: str) -> EngineSpec:
     return EngineSpec(command=tuple(shlex.split(getattr(args, f"engine_{letter}"))),
                       protocol=getattr(args, f"{letter}_protocol"),
                       options=parse_option_items(getattr(args, f"{letter}_option")),
-                      name=getattr(args, f"{letter}_name"))
+                      name=getattr(args, f"{letter}_name"),
+                      nodes=getattr(args, f"{letter}_nodes"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1131,14 +1147,18 @@ def main(argv: list[str] | None = None) -> int:
     sprt = sprt_settings(args, parser)
     logging.basicConfig(level=logging.WARNING if args.verbose else logging.ERROR)
     specs = (engine_spec(args, "a"), engine_spec(args, "b"))
+    for spec, letter in zip(specs, "ab"):
+        if spec.nodes is not None and (args.nodes is None or spec.nodes < 1):
+            parser.error(f"--{letter}-nodes needs --nodes, and a budget of 1 or more")
     jobs = make_jobs(args)
     openings = [job.opening for job in jobs]
     names = distinct_names(*(inspect_engine(spec, openings, args.chess960) for spec in specs))
     settings = MatchSettings(tc=make_time_control(args), max_plies=args.max_plies,
                              adjudicate=args.adjudicate, event=args.event,
                              names=names)
-    print(f"A: {settings.names[0]}  [{shlex.join(specs[0].command)}]")
-    print(f"B: {settings.names[1]}  [{shlex.join(specs[1].command)}]")
+    for letter, name, spec in zip("AB", settings.names, specs):
+        own = f"  ({spec.nodes} nodes a move)" if spec.nodes is not None else ""
+        print(f"{letter}: {name}  [{shlex.join(spec.command)}]{own}")
     warning = autogroup_warning(args.nodes is None)
     if warning:
         print(warning, file=sys.stderr)

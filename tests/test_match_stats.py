@@ -444,3 +444,22 @@ def test_a_killed_match_ends_with_the_summary_of_its_finished_games(tmp_path):
         games = int(re.search(r"^Games: (\d+)", out, re.M).group(1))
         assert 2 <= games < 400
         assert "Traceback" not in err
+
+
+def test_an_engine_may_have_a_node_budget_of_its_own():
+    """--a-nodes/--b-nodes: in a node-limited match that engine gets its own budget, the other
+    the match's; in a clock match the option changes nothing, and without --nodes it is refused."""
+    parser = match.build_parser()
+    args = parser.parse_args(["-a", "engine-a", "-b", "engine-b", "--nodes", "10000",
+                              "--b-nodes", "11500"])
+    spec_a, spec_b = match.engine_spec(args, "a"), match.engine_spec(args, "b")
+    assert (spec_a.nodes, spec_b.nodes) == (None, 11500)
+    tc = match.make_time_control(args)
+    clocks = {chess.WHITE: 0.0, chess.BLACK: 0.0}
+    assert match.side_limit(tc, spec_a, clocks, None).nodes == 10000
+    assert match.side_limit(tc, spec_b, clocks, None).nodes == 11500
+    clock = match.TimeControl(base=10.0, increment=0.1)
+    limit = match.side_limit(clock, spec_b, {chess.WHITE: 9.0, chess.BLACK: 8.0}, None)
+    assert limit.nodes is None and limit.white_clock == 9.0 and limit.black_clock == 8.0
+    with pytest.raises(SystemExit):
+        match.main(["-a", "engine-a", "-b", "engine-b", "--b-nodes", "11500"])
