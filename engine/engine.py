@@ -43,8 +43,6 @@ from engine.position import Position, FenError, STARTING_FEN
 from engine.search import Searcher, NoDeadline, BENCH_DEPTH, BENCH_POSITIONS
 from engine.search import run_bench as search_bench
 from engine.skill import SkillPlan, strength_level
-from engine import smp
-from engine.smp import HelperPool, pick_line
 from engine.timeman import Limits
 
 __all__ = [
@@ -160,6 +158,9 @@ class Engine:
             pool.close()
         if threads > 1:
             try:
+                # engine.smp (multiprocessing) is imported only here: at start-up it cost
+                # PyPy about 100 ms and CPython about 30 of the facade's load
+                from engine.smp import HelperPool
                 self.pool = HelperPool(threads - 1, mb, on_error=self.on_error)
             except (OSError, ValueError, ImportError) as exc:
                 self.on_error("Threads %d: cannot start helper processes (%s); searching "
@@ -521,8 +522,7 @@ class SearchJob(Job):
             if pool is not None:        # every helper idle before the bestmove
                 pool.stop()
                 pool.wait()
-        if (pool is not None and pool.lines and self.multipv == 1 and not self.limits.depth
-                and smp.USE_VOTE):
+        if pool is not None and pool.lines and self.multipv == 1 and not self.limits.depth:
             best, ponder = self.vote(best, ponder, pool)    # (Stockfish: not for `go depth`)
         self.result = (best, ponder)
         self.finish()
@@ -531,12 +531,13 @@ class SearchJob(Job):
         """(best, ponder) from the line the processes vote for (engine.smp.pick_line); a
         helper's line is shown before it is played.  The main search's move stands when
         its last iteration was cut short with another move (it has no complete line)."""
+        from engine import smp      # loaded with the pool (Engine._configure)
         main = self.last_line
-        if main is None or main["pv"][0] != best:
+        if not smp.USE_VOTE or main is None or main["pv"][0] != best:
             return best, ponder
         lines = [main] + [line for line in pool.lines
                           if line.get("pv") and line["pv"][0] in self.legal]
-        chosen = pick_line(lines)
+        chosen = smp.pick_line(lines)
         if chosen is main:
             return best, ponder
         shown = {key: value for key, value in main.items() if key not in ("score", "mate")}
