@@ -519,13 +519,20 @@ class SearchJob(Job):
         except Exception as exc:
             self.engine.on_exception("search failed", exc)
         finally:
-            if pool is not None:        # every helper idle before the bestmove
+            if pool is not None:
+                # the helpers' last lines vote, those that come at once: the bestmove waits
+                # no longer (engine.smp.STOP_GRACE_SECONDS); the rest are waited for after it
+                from engine.smp import STOP_GRACE_SECONDS
                 pool.stop()
-                pool.wait()
+                pool.collect(STOP_GRACE_SECONDS)
         if pool is not None and pool.lines and self.multipv == 1 and not self.limits.depth:
             best, ponder = self.vote(best, ponder, pool)    # (Stockfish: not for `go depth`)
         self.result = (best, ponder)
-        self.finish()
+        try:
+            self.finish()
+        finally:
+            if pool is not None:        # every helper idle before the next search
+                pool.wait()
 
     def vote(self, best, ponder, pool):
         """(best, ponder) from the line the processes vote for (engine.smp.pick_line); a

@@ -11,7 +11,9 @@ finds reaches the main search only through the table.
     searcher.set_table(pool.table)               # the main search's view of the table
     pool.start(pos, searchmoves)                 # just before the main search
     searcher.search(pos, limits, timeman)
-    pool.stop(); pool.wait()                     # every helper idle before bestmove
+    pool.stop(); pool.collect(grace)             # the lines that come at once vote
+    ... bestmove ...
+    pool.wait()                                  # every helper idle before the next search
     pool.close()                                 # no process outlives the engine
 
 The shared block starts with CONTROL_WORDS words: [0] the number of the search the
@@ -44,6 +46,11 @@ ENTRY_BYTES = SharedTranspositionTable.ENTRY_BYTES
 LINE_KEYS = ("depth", "seldepth", "score", "mate", "pv")   # what a helper's line says
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STOP_WAIT_SECONDS = 1.0     # how long wait() gives a stopped helper before replacing it
+# How long a search waits for its stopped helpers' last lines before its bestmove (the
+# rest are waited for after it): a helper the OS has not scheduled would otherwise make the
+# move late (Threads 2 on a loaded 2-core machine: `go movetime 200` answered after up to
+# 280 ms, 1,000 after up to 1,176; `stop` after up to 170 ms)
+STOP_GRACE_SECONDS = 0.015
 QUIT_WAIT_SECONDS = 1.0     # how long close() gives a helper to exit before killing it
 # The helpers' lines vote on the move played (pick_line); 0 plays the main search's move.
 # Not yet measured on its own; with it and depth skipping on, Threads 2 scored +61 +/- 35
@@ -252,6 +259,7 @@ class HelperPool:
             control[1 + index] = 0
         age = (self.table.age + 1) & 31
         self.active = []
+        self.lines = []
         for index in range(self.helpers):
             if not self._check_ready(index):
                 continue
@@ -270,17 +278,17 @@ class HelperPool:
         control = self.control
         return sum(control[1 + index] for index in range(self.helpers))
 
-    def wait(self, timeout=STOP_WAIT_SECONDS):
-        """Wait until every helper told to go has ended its search; one that does not
-        answer in time is replaced.  Returns the helpers' nodes."""
+    def collect(self, timeout):
+        """Take the end of search of each stopped helper that reports it within timeout
+        seconds (its nodes, and its last line into ``lines``); True once none is left.  A
+        helper that has gone is replaced; a late one is left for the next call."""
         deadline = time.monotonic() + timeout
-        active, self.active = self.active, []
-        self.lines = []
-        for index in active:
+        still = []
+        for index in self.active:
             while True:
                 message = self._next_message(index, deadline - time.monotonic())
                 if message is None:
-                    self._replace(index, "helper %d did not stop" % (index + 1))
+                    still.append(index)
                     break
                 if message[0] == "gone":
                     self._replace(index, "helper %d has gone" % (index + 1))
@@ -290,6 +298,16 @@ class HelperPool:
                     if message[3]:
                         self.lines.append(message[3])
                     break
+        self.active = still
+        return not still
+
+    def wait(self, timeout=STOP_WAIT_SECONDS):
+        """Wait until every helper told to go has ended its search; one that does not
+        answer in time is replaced.  Returns the helpers' nodes."""
+        if not self.collect(timeout):
+            for index in self.active:
+                self._replace(index, "helper %d did not stop" % (index + 1))
+            self.active = []
         return self.helper_nodes()
 
     def _replace(self, index, why):

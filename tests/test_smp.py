@@ -188,6 +188,37 @@ def _uci(move):
     return move_to_uci(move)
 
 
+def test_a_late_helper_does_not_hold_back_a_timed_bestmove(threaded):
+    """A helper the OS does not run when the search's time is up (here: stopped by a signal)
+    would make the move wait for it; the bestmove goes after a short grace, and the helper
+    is waited for (not replaced) once it answers."""
+    engine, errors = threaded
+    pool = engine.pool
+    pos = Position(MIDDLEGAME)
+    limits = Limits()
+    limits.movetime = 400
+    legal = generate_moves(pos)
+    result = []
+    start = time.perf_counter()
+    engine.go(pos, limits, plan_search(limits, pos.turn, len(legal), start=start), legal,
+              on_bestmove=lambda best, ponder: result.append(time.perf_counter() - start))
+    time.sleep(0.1)
+    helper = pool.procs[0]
+    os.kill(helper.pid, signal.SIGSTOP)
+    try:
+        waited = time.perf_counter() + 5
+        while not result and time.perf_counter() < waited:
+            time.sleep(0.002)
+    finally:
+        os.kill(helper.pid, signal.SIGCONT)
+    assert result, "no bestmove"
+    print("\nmovetime 400 with the helper stopped: bestmove after %.0f ms" % (result[0] * 1000))
+    # waiting for the helper would take STOP_WAIT_SECONDS (1 s) beyond the 400 ms
+    assert result[0] < 0.4 + smp.STOP_WAIT_SECONDS / 2
+    assert engine.wait_idle(10) and pool.active == [] and pool.control[0] == 0
+    assert helper.poll() is None and errors == []
+
+
 def test_node_limited_search_is_one_process(threaded):
     engine, errors = threaded
     alone = Engine(hash_mb=8)
