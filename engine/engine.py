@@ -119,6 +119,8 @@ class Engine:
         self.warm_fens = list(BENCH_POSITIONS) if WARM_UP else []
         self.threads = 1
         self.pool = None                # the Lazy SMP helpers while Threads > 1
+        # Threads and Hash as last asked for: both applied together once no job runs
+        self.wanted = {"threads": 1, "mb": hash_mb}
 
     # -------------------------------------------------------------- searcher state
     def busy(self):
@@ -140,11 +142,22 @@ class Engine:
 
     def set_hash(self, mb):
         """Resize the transposition table (after the running job, if any)."""
-        self._when_idle(self._configure, self.threads, mb)
+        self.wanted["mb"] = mb
+        self._configure_when_idle()
 
     def set_threads(self, threads):
         """Search with threads processes from now on (after the running job, if any)."""
-        self._when_idle(self._configure, threads, self.searcher.hash_mb)
+        self.wanted["threads"] = threads
+        self._configure_when_idle()
+
+    def _configure_when_idle(self):
+        """Threads and Hash as last asked for, applied together once no job runs (queued
+        once: a change of one during a search does not undo a change of the other)."""
+        if (self._configure_wanted, ()) not in self.pending:
+            self._when_idle(self._configure_wanted)
+
+    def _configure_wanted(self):
+        self._configure(self.wanted["threads"], self.wanted["mb"])
 
     def _configure(self, threads, mb):
         """Threads 1: the Searcher's own table, as ever; more: a HelperPool and its

@@ -263,6 +263,26 @@ def test_threads_change_between_searches():
     assert [(i["nodes"], i["pv"]) for i in a] == [(i["nodes"], i["pv"]) for i in b]
 
 
+@pytest.mark.parametrize("threads_first", [True, False])
+def test_threads_and_hash_set_during_a_search_both_apply_after_it(threads_first):
+    engine = Engine(hash_mb=4)
+    _, result = go(engine, MIDDLEGAME, infinite=True)
+    time.sleep(0.2)
+    changes = [lambda: engine.set_threads(2), lambda: engine.set_hash(8)]
+    for change in changes if threads_first else changes[::-1]:
+        change()
+    assert engine.threads == 1 and engine.pool is None      # not during the search
+    engine.stop()
+    assert engine.wait_idle(10) and len(result) == 1
+    _, result = go(engine, MIDDLEGAME, depth=3)
+    assert engine.wait_idle(60) and len(result) == 1
+    try:
+        assert engine.threads == 2 and engine.pool is not None and engine.pool.helpers == 1
+        assert engine.pool.hash_mb == 8 and engine.pool.entries == smp.table_entries(8)
+    finally:
+        engine.close()
+
+
 # ---------------------------------------------------------------------- the real engine
 def children(pid):
     """The pids whose parent is pid (Linux /proc)."""

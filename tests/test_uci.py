@@ -1484,7 +1484,7 @@ def test_the_facade_holds_bestmove_until_stop_and_defers_searcher_calls():
     assert engine.busy() and got.bestmoves == []
     engine.set_hash(8)                      # not while the search uses the table
     engine.new_game()
-    assert [call.__name__ for call, _ in engine.pending] == ["_configure", "_clear"]
+    assert [call.__name__ for call, _ in engine.pending] == ["_configure_wanted", "_clear"]
     assert engine.searcher.hash_mb == 4
     engine.stop()
     assert got.finished.wait(5) and engine.wait_idle(5)
