@@ -363,6 +363,7 @@ class UciSession:
         self.pos_source = None          # (FEN, UCI_Chess960, move tokens) self.pos was made from
         self.chess960_game = False      # does the current game need king-takes-rook castling?
         self.book_miss = None           # the pos_source at which the book last had no move
+        self.bookless_noted = False     # said once that OwnBook is on with no Book File
         self.quitting = False
         self.line_time = None           # perf_counter() when the current command was read
         self.handlers = {
@@ -551,6 +552,7 @@ class UciSession:
 
     def set_own_book(self, on):
         self.book_miss = None
+        self.bookless_noted = False
         if on:
             self.load_book()
         elif self.engine is not None:
@@ -558,6 +560,7 @@ class UciSession:
 
     def set_book_file(self, _path):
         self.book_miss = None
+        self.bookless_noted = False
         if self.options.own_book:
             self.load_book()
         elif self.engine is not None:
@@ -747,6 +750,8 @@ class UciSession:
         options = self.options
         strength = self.core.strength_level(options.limit_strength, options.uci_elo,
                                             options.skill_level)
+        if limits.mate:
+            strength = None     # `go mate N` asks for a mate search, not a move of a level
         if self.debug and strength is not None:
             self.info("strength level %.1f" % strength)
         self.engine.go(pos, limits, timeman, legal, options.multipv, chess960,
@@ -773,7 +778,13 @@ class UciSession:
         move here, it is not asked again until `ucinewgame`, a new book, or a position
         that does not continue this game.
         """
-        if not self.options.own_book or self.engine.book is None:
+        if not self.options.own_book:
+            return 0
+        if self.engine.book is None:
+            # said at the first go, not when OwnBook is set: a GUI may set Book File after it
+            if not self.options.book_file and not self.bookless_noted:
+                self.bookless_noted = True
+                self.info("OwnBook is on but Book File is empty: searching")
             return 0
         if chess960:
             why_not = "Chess960"

@@ -446,6 +446,12 @@ def test_switching_book_file_and_ownbook(booked, tmp_path):
     booked.send("go depth 1")
     _, _, lines = booked.bestmove()
     assert not book_info(lines)
+    # OwnBook on with no Book File: said once, at the first go, not as an error
+    note = "info string OwnBook is on but Book File is empty: searching"
+    assert lines.count(note) == 1
+    booked.send("go depth 1")
+    _, _, lines = booked.bestmove()
+    assert note not in lines and booked.transcript.count(note) == 1
     assert len(errors(booked.transcript)) == 1
 
 

@@ -289,6 +289,24 @@ def test_weakened_go_infinite_waits_for_stop():
     assert out.getvalue().count("bestmove") == 1
 
 
+def test_go_mate_searches_at_full_strength_whatever_the_level():
+    """A weak level plays a shallow search's pick; `go mate N` asks for a mate search, so it
+    is one at full strength: it finds the mate in 3 (WAC.050) that level 0 does not look for,
+    and runs until it has it (a weak level's search would end at its depth at once)."""
+    out = io.StringIO()
+    session = UciSession(out=out)
+    session.loader.start()
+    for line in ("setoption name UCI_LimitStrength value true",
+                 "setoption name UCI_Elo value 800",
+                 "position fen k4r2/1R4pb/1pQp1n1p/3P4/5p1P/3P2P1/r1q1R2K/8 w - - 0 1",
+                 "go mate 3"):
+        session.handle_line(line)
+    assert session.engine.wait_idle(60)
+    text = out.getvalue()
+    assert text.count("bestmove") == 1 and "score mate 3" in text, text[-500:]
+    assert text.split("bestmove ")[1].split()[0] == "b7b6"
+
+
 # ---------------------------------------------------------------------- calibration tooling
 def test_calibrate_reads_the_match_summary():
     import calibrate
