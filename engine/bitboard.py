@@ -154,7 +154,7 @@ def _relevant_mask(sq, directions):
 def _ray_table(sq, direction_pairs):
     """{masked occupancy: attacks} for one square and a pair of opposite directions, the
     attacks already in this module's form (so their products are: PyPy's start-up does
-    not convert 107,648 entries afterwards, 150 -> 80 ms)."""
+    not convert 107,648 entries afterwards; this module's import 185 -> 148 ms)."""
     mask = _relevant_mask(sq, direction_pairs)
     table = {}
     sub = 0

@@ -378,7 +378,7 @@ class Position:
 
     def has_game_cycle(self, ply):
         """Can the side to move repeat an earlier position (one the search counts as a draw,
-        see is_repetition) with one move?  Stockfish's upcoming-repetition test: a draw seen
+        see is_repetition_draw) with one move?  Stockfish's upcoming-repetition test: a draw seen
         a ply before it is on the board.
 
         Candidates are the positions an odd number of plies back, within the fifty-move
