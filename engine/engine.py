@@ -535,9 +535,8 @@ class SearchJob(Job):
             if pool is not None:
                 # the helpers' last lines vote, those that come at once: the bestmove waits
                 # no longer (engine.smp.STOP_GRACE_SECONDS); the rest are waited for after it
-                from engine.smp import STOP_GRACE_SECONDS
                 pool.stop()
-                pool.collect(STOP_GRACE_SECONDS)
+                pool.collect()
         if pool is not None and pool.lines and self.multipv == 1 and not self.limits.depth:
             best, ponder = self.vote(best, ponder, pool)    # (Stockfish: not for `go depth`)
         self.result = (best, ponder)

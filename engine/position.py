@@ -319,23 +319,24 @@ class Position:
         return False
 
     # ------------------------------------------------------------------ draws
-    def is_repetition(self, count=2):
-        """Has the current position occurred ``count - 1`` times before (within the 50-move window)?
+    def is_repetition(self, count=2, back=0):
+        """Has the current position (or the one ``back`` plies ago) occurred ``count - 1``
+        times before (within the 50-move window, since the last null move)?
 
-        count=2 finds any earlier occurrence (what a search treats as a draw);
-        count=3 is the threefold repetition of the rules.
+        count=2 finds any earlier occurrence; count=3 is the threefold repetition of the
+        rules.  (The search asks is_repetition_draw.)
         """
         stack = self.stack
         n = min(self.halfmove, len(stack))
-        if n < 4:
-            return False            # the common case in a search: nothing to look at
-        key = self.key
+        if n - back < 4:
+            return False
+        key = stack[-back][5] if back else self.key
         seen = 1
-        for i in range(1, n + 1):
+        for i in range(back + 1, n + 1):
             entry = stack[-i]
             if not entry[0]:
                 return False        # a null move: nothing before it can repeat (Stockfish's pliesFromNull)
-            if not i & 1 and i >= 4 and entry[5] == key:
+            if not (i - back) & 1 and i - back >= 4 and entry[5] == key:
                 seen += 1
                 if seen >= count:
                     return True
@@ -360,20 +361,6 @@ class Position:
                 if i < ply or seen:
                     return True
                 seen = True
-        return False
-
-    def _occurred_before(self, back):
-        """Did the position ``back`` plies ago occur before that too (within the fifty-move
-        window and since the last null move)?  Stockfish's ``repetition`` of that state."""
-        stack = self.stack
-        n = min(self.halfmove, len(stack))
-        key = stack[-back][5]
-        for i in range(back + 1, n + 1):
-            entry = stack[-i]
-            if not entry[0]:
-                return False
-            if not (i - back) & 1 and i - back >= 4 and entry[5] == key:
-                return True
         return False
 
     def has_game_cycle(self, ply):
@@ -420,9 +407,10 @@ class Position:
                 if i < ply:
                     return True
                 # at or before the root: the piece between the two squares must be ours
-                # (the table holds each move one way only), and a threefold is needed
+                # (the table holds each move one way only), and a threefold is needed: that
+                # position occurred before too (Stockfish's ``repetition`` of that state)
                 board = self.board
-                if (board[fr] or board[to]) >> 3 == self.turn and self._occurred_before(i):
+                if (board[fr] or board[to]) >> 3 == self.turn and self.is_repetition(2, i):
                     return True
         return False
 

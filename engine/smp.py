@@ -278,7 +278,7 @@ class HelperPool:
         control = self.control
         return sum(control[1 + index] for index in range(self.helpers))
 
-    def collect(self, timeout):
+    def collect(self, timeout=STOP_GRACE_SECONDS):
         """Take the end of search of each stopped helper that reports it within timeout
         seconds (its nodes, and its last line into ``lines``); True once none is left.  A
         helper that has gone is replaced; a late one is left for the next call."""
