@@ -59,8 +59,9 @@ class UciError(Exception):
 
 
 def _quote(text):
-    """Text from input, made safe and short for an error message."""
-    text = text.encode("ascii", "backslashreplace").decode("ascii")
+    """Text from input, made safe and short for an error message: printable ASCII, with
+    control characters (a NUL, a lone CR) and non-ASCII ones as Python escapes."""
+    text = text.encode("unicode_escape").decode("ascii")
     if len(text) > ERROR_ECHO_CHARS:
         text = text[:ERROR_ECHO_CHARS] + "...(%d chars)" % len(text)
     return "'%s'" % text

@@ -408,6 +408,19 @@ def test_byte_order_mark_before_the_first_command_is_not_a_command():
     assert proc.returncode == 0 and b"Traceback" not in proc.stderr
 
 
+def test_control_characters_in_input_are_escaped_in_errors():
+    """A NUL, an escape or a lone CR inside a line is echoed as an escape, never raw."""
+    REPO = Path(__file__).resolve().parents[1]
+    data = b"uci\nposition startpos moves e2e4\x00\nfoo\x1bbar\rbaz\nisready\nquit\n"
+    proc = subprocess.run([sys.executable, "-m", "engine"], input=data, capture_output=True,
+                          cwd=str(REPO), timeout=60)
+    text = proc.stdout.decode("ascii")
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text), text
+    found = [line for line in text.splitlines() if line.startswith("info string error")]
+    assert found[0].startswith("info string error: illegal move 'e2e4\\x00'"), found
+    assert "readyok" in text and proc.returncode == 0 and b"Traceback" not in proc.stderr
+
+
 def test_go_before_anything_else():
     s = Session()
     s.send("go depth 1")        # no uci, no isready, no position: the start position
