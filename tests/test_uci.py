@@ -332,13 +332,14 @@ def test_options_are_named_fields():
 
 def test_the_front_end_starts_without_the_board_modules():
     """What `python -m engine` imports before it can answer `uci`: no tables are built."""
-    code = ("import sys, engine.__main__; "
+    code = ("import sys, engine.__main__, engine.uci; "
             "print(' '.join(sorted(m for m in sys.modules if m.startswith('engine'))))")
     out = subprocess.run([sys.executable, "-c", code], cwd=str(REPO), capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     loaded = set(out.stdout.split())
-    light = {"engine", "engine.__main__", "engine.uci", "engine.streams", "engine.timeman",
+    light = {"engine", "engine.__main__", "engine.runtime", "engine.uci", "engine.streams",
+             "engine.timeman",
              "engine.types", "engine.tunables"}     # tunables: a parser, no tables
     assert loaded <= light, "imported at start-up: %s" % sorted(loaded - light)
 

@@ -1,0 +1,81 @@
+"""engine.runtime: PyPy started again with a small nursery when it chose a huge one."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import runtime
+
+REPO = Path(__file__).resolve().parents[1]
+NURSERY_PROBE = "from engine.runtime import pypy_nursery_bytes; print(pypy_nursery_bytes())"
+
+
+def _environment(pid):
+    with open("/proc/%d/environ" % pid, "rb") as handle:
+        pairs = handle.read().split(b"\0")
+    return dict(pair.decode().split("=", 1) for pair in pairs if b"=" in pair)
+
+
+def _without_nursery_setting():
+    env = dict(os.environ)
+    env.pop(runtime.NURSERY_VARIABLE, None)
+    return env
+
+
+def test_the_command_line_to_start_again(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["/x/engine/__main__.py", "bench", "3"])
+    assert runtime.command_line() == [sys.executable, "-m", "engine", "bench", "3"]
+    monkeypatch.setattr(sys, "argv", ["/x/bin/basilisk", "perft", "--depth", "2"])
+    assert runtime.command_line() == [sys.executable, "/x/bin/basilisk", "perft", "--depth", "2"]
+
+
+def test_a_nursery_the_user_set_is_kept(monkeypatch):
+    monkeypatch.setenv(runtime.NURSERY_VARIABLE, "400MB")
+    assert not runtime.needs_restart()
+
+
+def test_only_a_nursery_above_the_bound_restarts(monkeypatch):
+    monkeypatch.delenv(runtime.NURSERY_VARIABLE, raising=False)
+    monkeypatch.setattr(runtime, "pypy_nursery_bytes", lambda: runtime.NURSERY_MAX_BYTES + 1)
+    assert runtime.needs_restart() == (os.name == "posix")
+    monkeypatch.setattr(runtime, "pypy_nursery_bytes", lambda: runtime.NURSERY_MAX_BYTES)
+    assert not runtime.needs_restart()
+    monkeypatch.setattr(runtime, "pypy_nursery_bytes", lambda: None)      # CPython
+    assert not runtime.needs_restart()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc/<pid>/environ")
+def test_the_engine_runs_with_a_small_nursery():
+    """The UCI engine, started as a GUI starts it: PyPy's own choice if that is at most the
+    bound; otherwise the same process (same pid) runs on with ``NURSERY`` and answers."""
+    env = _without_nursery_setting()
+    chosen = subprocess.run([sys.executable, "-c", NURSERY_PROBE], cwd=str(REPO), env=env,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    proc = subprocess.Popen([sys.executable, "-m", "engine"], cwd=str(REPO), env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write("isready\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().strip() == "readyok"
+        setting = _environment(proc.pid).get(runtime.NURSERY_VARIABLE)
+        proc.stdin.write("go depth 2\n")
+        proc.stdin.close()                      # end of input: quit once the search ends
+        assert proc.stdout.read().splitlines()[-1].startswith("bestmove ")
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if chosen == "None":                        # CPython
+        assert setting is None
+    elif int(chosen) > runtime.NURSERY_MAX_BYTES:
+        assert setting == runtime.NURSERY
+        restarted = subprocess.run([sys.executable, "-c", NURSERY_PROBE], cwd=str(REPO),
+                                   env=dict(env, PYPY_GC_NURSERY=setting),
+                                   capture_output=True, text=True, check=True).stdout
+        assert int(restarted) <= runtime.NURSERY_MAX_BYTES
+    else:
+        assert setting is None
