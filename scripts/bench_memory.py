@@ -5,7 +5,8 @@
     python scripts/bench_memory.py --hash 16 --python python3
     python scripts/bench_memory.py --games 100         # RSS over 100 games of ucinewgame + go
 
-For each interpreter a child process imports the engine, notes its resident set size (RSS,
+For each interpreter a child process imports the engine (in the environment the engine's
+entry point would give itself: engine.runtime), notes its resident set size (RSS,
 from /proc/self/status), makes a Searcher with the given Hash, stores an entry in every
 slot of its table (distinct keys, as a long search eventually does) and notes its RSS again.
 The reference is the Hash setting itself: the table's growth is printed beside it with the
@@ -53,9 +54,23 @@ print(json.dumps({'before': before, 'after': after, 'entries': size,
 """
 
 
+def engine_environment(python):
+    """The environment the engine's entry point would run in under ``python``: with PyPy's
+    nursery set small where it would start itself again (engine.runtime)."""
+    probe = ("from engine.runtime import needs_restart, NURSERY_VARIABLE, NURSERY; "
+             "print(NURSERY_VARIABLE + '=' + NURSERY if needs_restart() else '')")
+    out = subprocess.run([python, "-c", probe], cwd=REPO, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    env = dict(os.environ)
+    if out:
+        name, value = out.split("=", 1)
+        env[name] = value
+    return env
+
+
 def measure(python, hash_mb):
     proc = subprocess.run([python, "-c", CHILD, str(hash_mb)], cwd=REPO,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=engine_environment(python))
     if proc.returncode:
         sys.exit("%s failed:\n%s" % (python, proc.stderr))
     return json.loads(proc.stdout.strip().splitlines()[-1])
