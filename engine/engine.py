@@ -129,11 +129,32 @@ class Engine:
         return job is not None and not job.done and job.alive() and not job.silent
 
     def _when_idle(self, call, *args):
+        """call(*args) now, after what the last job deferred; during a job, once it has
+        ended (queued once: a call already queued runs in its place in the queue)."""
         self.end_warm_up()
         if self.busy():
-            self.pending.append((call, args))
-        else:
-            call(*args)
+            if (call, args) not in self.pending:
+                self.pending.append((call, args))
+            return
+        queued = (call, args) in self.pending
+        if self.settle() and queued:
+            return
+        call(*args)
+
+    def settle(self):
+        """Apply the calls deferred while a job ran (Threads, Hash, Clear Hash, ucinewgame)
+        once that job has ended (`isready` asks this, so the next search starts set up);
+        True when it has (or nothing waits), False while a job still works or winds down."""
+        if not self.pending:
+            return True                 # (a running PyPy warm-up is left alone)
+        self.end_warm_up()
+        if self.busy():
+            return False
+        job = self.job
+        if job is not None and job.alive() and not job.join(STOP_JOIN_SECONDS):
+            return False                # its bestmove is out; it is still winding down
+        self._apply_pending()
+        return True
 
     def _apply_pending(self):
         pending, self.pending = self.pending, []
@@ -153,8 +174,7 @@ class Engine:
     def _configure_when_idle(self):
         """Threads and Hash as last asked for, applied together once no job runs (queued
         once: a change of one during a search does not undo a change of the other)."""
-        if (self._configure_wanted, ()) not in self.pending:
-            self._when_idle(self._configure_wanted)
+        self._when_idle(self._configure_wanted)
 
     def _configure_wanted(self):
         self._configure(self.wanted["threads"], self.wanted["mb"])
@@ -540,11 +560,7 @@ class SearchJob(Job):
         if pool is not None and pool.lines and self.multipv == 1 and not self.limits.depth:
             best, ponder = self.vote(best, ponder, pool)    # (Stockfish: not for `go depth`)
         self.result = (best, ponder)
-        try:
-            self.finish()
-        finally:
-            if pool is not None:        # every helper idle before the next search
-                pool.wait()
+        self.finish()       # a helper still ending its search is left to pool.start
 
     def vote(self, best, ponder, pool):
         """(best, ponder) from the line the processes vote for (engine.smp.pick_line); a

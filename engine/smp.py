@@ -13,7 +13,8 @@ finds reaches the main search only through the table.
     searcher.search(pos, limits, timeman)
     pool.stop(); pool.collect(grace)             # the lines that come at once vote
     ... bestmove ...
-    pool.wait()                                  # every helper idle before the next search
+    pool.start(...)                              # the next search: a helper still ending
+                                                 # the last joins when done, or is replaced
     pool.close()                                 # no process outlives the engine
 
 The shared block starts with CONTROL_WORDS words: [0] the number of the search the
@@ -45,7 +46,7 @@ WORD_BYTES = 8
 ENTRY_BYTES = SharedTranspositionTable.ENTRY_BYTES
 LINE_KEYS = ("depth", "seldepth", "score", "mate", "pv")   # what a helper's line says
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STOP_WAIT_SECONDS = 1.0     # how long wait() gives a stopped helper before replacing it
+STOP_WAIT_SECONDS = 1.0     # how long a stopped helper may stay silent before it is replaced
 # How long a search waits for its stopped helpers' last lines before its bestmove (the
 # rest are waited for after it): a helper the OS has not scheduled would otherwise make the
 # move late (Threads 2 on a loaded 2-core machine: `go movetime 200` answered after up to
@@ -182,6 +183,8 @@ class HelperPool:
         self.ready = [False] * helpers      # has it said it is ready?
         self.active = []                    # the helpers searching (told to go)
         self.lines = []                     # their last complete lines of the last search
+        self.stopped_at = 0.0               # time.monotonic() of the last stop()
+        self.late = {}                      # helper -> since when it owes its end of search
         self.closed = False
         try:
             for index in range(helpers):
@@ -251,7 +254,16 @@ class HelperPool:
     def start(self, pos, searchmoves=()):
         """Set the ready helpers searching pos (call it just before the main search,
         which ages the table: the helpers are given the age it will have).  A helper
-        still starting up joins the next search."""
+        still starting up joins the next search; one still ending the last search joins
+        this one when it has (its pipe holds the command), unless it has been silent for
+        STOP_WAIT_SECONDS since it was told to stop: then it is replaced.  Nothing here
+        waits, so a search never starts late because of the one before it."""
+        if self.active:
+            self.collect(0.0)
+        now = time.monotonic()
+        for index, since in list(self.late.items()):
+            if now - since > STOP_WAIT_SECONDS:
+                self._replace(index, "helper %d did not stop" % (index + 1))
         self.search_id = self.search_id % 1000000 + 1
         control = self.control
         control[0] = self.search_id
@@ -273,6 +285,7 @@ class HelperPool:
         control = self.control
         if control is not None:
             control[0] = 0
+        self.stopped_at = time.monotonic()
 
     def helper_nodes(self):
         control = self.control
@@ -297,21 +310,16 @@ class HelperPool:
                     self.control[1 + index] = message[2]
                     if message[3]:
                         self.lines.append(message[3])
+                    self.late.pop(index, None)
                     break
+        for index in still:
+            self.late.setdefault(index, self.stopped_at)
         self.active = still
         return not still
 
-    def wait(self, timeout=STOP_WAIT_SECONDS):
-        """Wait until every helper told to go has ended its search; one that does not
-        answer in time is replaced.  Returns the helpers' nodes."""
-        if not self.collect(timeout):
-            for index in self.active:
-                self._replace(index, "helper %d did not stop" % (index + 1))
-            self.active = []
-        return self.helper_nodes()
-
     def _replace(self, index, why):
         self.on_error("%s; starting a new one" % why)
+        self.late.pop(index, None)
         self._end(index, kill=True)
         self._spawn(index)
 
@@ -374,8 +382,10 @@ class _HelperClock:
         return (time.perf_counter() - self.start) * 1000.0
 
     def hard_expired(self):
+        if self.control[0] != self.search_id:
+            return True         # (the slot may already count the next search's nodes)
         self.control[self.slot] = self.searcher.nodes
-        return self.control[0] != self.search_id
+        return False
 
     soft_expired = hard_expired
 

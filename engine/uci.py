@@ -366,6 +366,7 @@ class UciSession:
         self.book_miss = None           # the pos_source at which the book last had no move
         self.bookless_noted = False     # said once that OwnBook is on with no Book File
         self.quitting = False
+        self.quit_read = threading.Event()  # the input thread has read `quit` or end of input
         self.line_time = None           # perf_counter() when the current command was read
         self.handlers = {
             "uci": self.cmd_uci, "debug": self.cmd_debug, "isready": self.cmd_isready,
@@ -443,6 +444,10 @@ class UciSession:
             if self.engine is not None and tokens[0] in ENDS_WARM_UP:
                 self.engine.end_warm_up()
             self.handlers[tokens[0]](tokens[1:])
+            if self.quit_read.is_set() and self.engine is not None:
+                # a search started after `quit` was read (piped behind it) ends at once:
+                # its bestmove comes out, and the `quit` is not kept waiting
+                self.engine.stop()
             if self.engine is not None and not self.quitting:
                 # PyPy only, until the first search: resumed after every command (a GUI
                 # sends several before its first `go`), ended by the next one of
@@ -457,6 +462,7 @@ class UciSession:
         """In the input thread: a `quit` (or end of input, None) stops a running search
         at once, before the main thread gets to it."""
         if line is None or line.split()[:1] == ["quit"]:
+            self.quit_read.set()
             engine = self.engine
             if engine is not None:
                 engine.stop()
@@ -505,6 +511,7 @@ class UciSession:
         except UciError as exc:
             self.error(str(exc))
         if self.engine is not None:
+            self.engine.settle()        # Threads, Hash ... sent during the last search
             self.engine.wait_ready(READY_WAIT_SECONDS)     # helper processes starting up
         self.send("readyok")
 

@@ -29,6 +29,7 @@ MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQ1RK1 w - - 0 
 # The engine offers Threads up to the CPUs it may run on (engine.uci.CORES), so the tests
 # that set Threads 2 through the UCI need two of them; CI has two.
 needs_two_cpus = pytest.mark.skipif(uci.CORES < 2, reason="Threads 2 needs two usable CPUs")
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
 
 
 def shared_table(entries):
@@ -188,35 +189,81 @@ def _uci(move):
     return move_to_uci(move)
 
 
-def test_a_late_helper_does_not_hold_back_a_timed_bestmove(threaded):
-    """A helper the OS does not run when the search's time is up (here: stopped by a signal)
-    would make the move wait for it; the bestmove goes after a short grace, and the helper
-    is waited for (not replaced) once it answers."""
-    engine, errors = threaded
-    pool = engine.pool
+def timed_go(engine, movetime):
+    """Start `go movetime`; a list that gets the seconds from the go to its bestmove."""
     pos = Position(MIDDLEGAME)
     limits = Limits()
-    limits.movetime = 400
+    limits.movetime = movetime
     legal = generate_moves(pos)
     result = []
     start = time.perf_counter()
     engine.go(pos, limits, plan_search(limits, pos.turn, len(legal), start=start), legal,
               on_bestmove=lambda best, ponder: result.append(time.perf_counter() - start))
+    return result
+
+
+def wait_for(result, seconds=5):
+    waited = time.perf_counter() + seconds
+    while not result and time.perf_counter() < waited:
+        time.sleep(0.002)
+    assert result, "no bestmove"
+    return result[0]
+
+
+def test_a_late_helper_does_not_hold_back_a_timed_bestmove(threaded):
+    """A helper the OS does not run when the search's time is up (here: stopped by a signal)
+    would make the move wait for it; the bestmove goes after a short grace, and the helper
+    is waited for (not replaced) once it answers: it joins the next search."""
+    engine, errors = threaded
+    pool = engine.pool
+    result = timed_go(engine, 400)
     time.sleep(0.1)
     helper = pool.procs[0]
     os.kill(helper.pid, signal.SIGSTOP)
     try:
-        waited = time.perf_counter() + 5
-        while not result and time.perf_counter() < waited:
-            time.sleep(0.002)
+        seconds = wait_for(result)
     finally:
         os.kill(helper.pid, signal.SIGCONT)
-    assert result, "no bestmove"
-    print("\nmovetime 400 with the helper stopped: bestmove after %.0f ms" % (result[0] * 1000))
+    print("\nmovetime 400 with the helper stopped: bestmove after %.0f ms" % (seconds * 1000))
     # waiting for the helper would take STOP_WAIT_SECONDS (1 s) beyond the 400 ms
-    assert result[0] < 0.4 + smp.STOP_WAIT_SECONDS / 2
-    assert engine.wait_idle(10) and pool.active == [] and pool.control[0] == 0
-    assert helper.poll() is None and errors == []
+    assert seconds < 0.4 + smp.STOP_WAIT_SECONDS / 2
+    assert engine.wait_idle(10) and pool.control[0] == 0
+    time.sleep(0.2)                             # the helper answers the stop it was sent
+    infos, best = go(engine, MIDDLEGAME, depth=5)
+    assert engine.wait_idle(60) and len(best) == 1
+    assert pool.collect(10)                     # it answers this search too, in time
+    assert pool.procs[0] is helper and helper.poll() is None and errors == []
+    assert pool.late == {} and pool.active == []
+
+
+def test_a_silent_helper_delays_no_search_and_is_replaced(threaded):
+    """A helper that stays stopped: the next search starts at once without waiting for it
+    (its clock runs from the go), and a search after STOP_WAIT_SECONDS replaces it."""
+    engine, errors = threaded
+    pool = engine.pool
+    result = timed_go(engine, 200)
+    time.sleep(0.05)
+    helper = pool.procs[0]
+    os.kill(helper.pid, signal.SIGSTOP)
+    try:
+        first = wait_for(result)
+        second = wait_for(timed_go(engine, 300))    # sent the moment the bestmove came
+        assert engine.wait_idle(10)
+        print("\nwith the helper stopped: bestmove after %.0f ms, then %.0f ms"
+              % (first * 1000, second * 1000))
+        assert second < 0.3 + smp.STOP_WAIT_SECONDS / 2 and errors == []
+        assert 0 in pool.late and pool.procs[0] is helper
+        time.sleep(smp.STOP_WAIT_SECONDS)
+        wait_for(timed_go(engine, 100))
+        assert engine.wait_idle(10)
+    finally:
+        if helper.poll() is None:               # not replaced (killed) after all
+            os.kill(helper.pid, signal.SIGCONT)
+    assert errors == ["helper 1 did not stop; starting a new one"]
+    assert pool.procs[0] is not helper and helper.wait(5) is not None
+    assert engine.wait_ready(60)
+    infos, best = go(engine, MIDDLEGAME, depth=5)
+    assert engine.wait_idle(60) and len(best) == 1 and pool.late == {}
 
 
 def test_node_limited_search_is_one_process(threaded):
@@ -274,13 +321,37 @@ def test_threads_and_hash_set_during_a_search_both_apply_after_it(threads_first)
     assert engine.threads == 1 and engine.pool is None      # not during the search
     engine.stop()
     assert engine.wait_idle(10) and len(result) == 1
-    _, result = go(engine, MIDDLEGAME, depth=3)
-    assert engine.wait_idle(60) and len(result) == 1
     try:
+        assert engine.settle()                  # what `isready` asks: before any next go
         assert engine.threads == 2 and engine.pool is not None and engine.pool.helpers == 1
         assert engine.pool.hash_mb == 8 and engine.pool.entries == smp.table_entries(8)
+        engine.set_hash(2)                      # idle now: at once
+        assert engine.pool.hash_mb == 2 and engine.pending == []
+        _, result = go(engine, MIDDLEGAME, depth=3)
+        assert engine.wait_idle(60) and len(result) == 1
     finally:
         engine.close()
+
+
+@needs_proc
+@needs_two_cpus
+def test_threads_set_during_a_search_start_by_the_next_isready():
+    """The README: set during a search, Threads apply when it ends, and the next `isready`
+    waits for the helpers (not the next `go`, whose clock would pay for their start)."""
+    s = Session()
+    s.send("uci")
+    s.expect("uciok")
+    s.send("go infinite")
+    time.sleep(0.3)
+    s.send("setoption name Threads value 2")
+    time.sleep(0.3)
+    assert helper_pids(s.proc.pid) == []
+    s.send("stop")
+    s.bestmove()
+    s.sync(60)
+    assert len(helper_pids(s.proc.pid)) == 1
+    s.send("quit")
+    assert s.proc.wait(10) == 0
 
 
 # ---------------------------------------------------------------------- the real engine
@@ -322,7 +393,6 @@ def wait_gone(pids, seconds):
     return alive
 
 
-needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
 
 
 @needs_proc

@@ -630,6 +630,28 @@ def test_quit_mid_search_exits_promptly():
     s.close()
 
 
+@pytest.mark.parametrize("ending", [b"quit\n", None])
+def test_quit_behind_piped_goes_ends_them(ending):
+    """`go`s piped ahead of a `quit` (or of the end of input) each get a bestmove at once,
+    and the process ends promptly (the checklist), instead of searching the first to its
+    depth while the quit waits behind the second."""
+    s = Session()
+    s.send("uci")
+    s.expect("uciok")
+    s.sync()
+    start = time.perf_counter()
+    s.send(b"go depth 40\ngo depth 40\n" + (ending or b""))
+    if ending is None:
+        s.proc.stdin.close()
+    s.proc.wait(10)
+    took = time.perf_counter() - start
+    moves = [line for line in s.transcript if line.startswith("bestmove")]
+    print("\ngo, go, %s: exit after %.0f ms" % ("quit" if ending else "end of input", took * 1000))
+    assert len(moves) == 2 and took < PROMPT_MS / 1000.0 and s.proc.returncode == 0
+    for line in moves:
+        assert_legal(chess.STARTING_FEN, line.split()[1])
+
+
 @pytest.mark.parametrize("searching", [False, True])
 def test_end_of_input_acts_as_quit(searching):
     s = Session()
