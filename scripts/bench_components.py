@@ -26,6 +26,8 @@ import shutil
 import subprocess
 import sys
 
+from engine_env import engine_environment
+
 from playouts import random_playouts
 
 from engine.search import BENCH_POSITIONS  # noqa: E402  (playouts put the repository on the path)
@@ -120,7 +122,8 @@ print(json.dumps({"positions": len(positions), "h8 taken": len(h8_taken),
 
 def measure(python, fens, rounds):
     out = subprocess.run([python, "-c", RUNNER, str(rounds)], cwd=REPO, input=json.dumps(fens),
-                         capture_output=True, text=True, check=False)
+                         capture_output=True, text=True, check=False,
+                         env=engine_environment(python))
     if out.returncode:
         sys.exit("%s failed:\n%s" % (python, out.stderr))
     return json.loads(out.stdout)

@@ -27,6 +27,8 @@ import re
 import subprocess
 import sys
 
+from engine_env import engine_environment
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Runs inside a checkout (cwd); FENs on stdin.  Uses only names every Basilisk commit
@@ -99,7 +101,8 @@ def search_fens(count):
 
 def eval_side(path, python, fens, passes):
     proc = subprocess.run([python, "-c", RUNNER, str(passes)], input=json.dumps(fens),
-                          cwd=path, capture_output=True, text=True)
+                          cwd=path, capture_output=True, text=True,
+                          env=engine_environment(python))
     if proc.returncode:
         sys.exit("evaluation benchmark failed in %s:\n%s" % (path, proc.stderr))
     return json.loads(proc.stdout.strip().splitlines()[-1])

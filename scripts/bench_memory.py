@@ -26,6 +26,8 @@ import shutil
 import subprocess
 import sys
 
+from engine_env import engine_environment
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 CHILD = r"""
@@ -52,20 +54,6 @@ after = rss_mb()
 print(json.dumps({'before': before, 'after': after, 'entries': size,
                   'impl': sys.implementation.name}))
 """
-
-
-def engine_environment(python):
-    """The environment the engine's entry point would run in under ``python``: with PyPy's
-    nursery set small where it would start itself again (engine.runtime)."""
-    probe = ("from engine.runtime import needs_restart, NURSERY_VARIABLE, NURSERY; "
-             "print(NURSERY_VARIABLE + '=' + NURSERY if needs_restart() else '')")
-    out = subprocess.run([python, "-c", probe], cwd=REPO, capture_output=True, text=True,
-                         check=True).stdout.strip()
-    env = dict(os.environ)
-    if out:
-        name, value = out.split("=", 1)
-        env[name] = value
-    return env
 
 
 def measure(python, hash_mb):

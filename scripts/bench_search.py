@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+from engine_env import engine_environment
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Runs inside a checkout (cwd); argv: depth, JSON list of FENs. Uses only the API every
@@ -54,7 +56,8 @@ print(json.dumps(out))
 
 def run_side(path, python, depth, fens, warmup):
     proc = subprocess.run([python, "-c", RUNNER, str(depth), json.dumps(fens), str(int(warmup))],
-                          cwd=path, capture_output=True, text=True)
+                          cwd=path, capture_output=True, text=True,
+                          env=engine_environment(python))
     if proc.returncode:
         sys.exit("bench failed in %s:\n%s" % (path, proc.stderr))
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -869,4 +869,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    from engine.runtime import restart_if_needed
+    restart_if_needed()         # PyPy: a nursery that fits the caches
     sys.exit(main())
