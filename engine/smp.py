@@ -48,7 +48,7 @@ LINE_KEYS = ("depth", "seldepth", "score", "mate", "pv")   # what a helper's lin
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STOP_WAIT_SECONDS = 1.0     # how long a stopped helper may stay silent before it is replaced
 # How long a search waits for its stopped helpers' last lines before its bestmove (the
-# rest are waited for after it): a helper the OS has not scheduled would otherwise make the
+# rest are taken by the next search's start): a helper the OS has not scheduled would otherwise make the
 # move late (Threads 2 on a loaded 2-core machine: `go movetime 200` answered after up to
 # 280 ms, 1,000 after up to 1,176; `stop` after up to 170 ms)
 STOP_GRACE_SECONDS = 0.015

@@ -448,7 +448,7 @@ class UciSession:
                 # a search started after `quit` was read (piped behind it) ends at once:
                 # its bestmove comes out, and the `quit` is not kept waiting
                 self.engine.stop()
-            if self.engine is not None and not self.quitting:
+            if self.engine is not None and not (self.quitting or self.quit_read.is_set()):
                 # PyPy only, until the first search: resumed after every command (a GUI
                 # sends several before its first `go`), ended by the next one of
                 # ENDS_WARM_UP; a warm-up that runs on is left alone
