@@ -153,13 +153,10 @@ class Engine:
         job = self.job
         if job is not None and job.alive() and not job.join(STOP_JOIN_SECONDS):
             return False                # its bestmove is out; it is still winding down
-        self._apply_pending()
-        return True
-
-    def _apply_pending(self):
         pending, self.pending = self.pending, []
         for call, args in pending:
             call(*args)
+        return True
 
     def set_hash(self, mb):
         """Resize the transposition table (after the running job, if any)."""
@@ -353,7 +350,7 @@ class Engine:
         """
         if not self.stop_and_wait():
             return False
-        self._apply_pending()
+        self.settle()                   # the job has ended: what it deferred applies now
         skill = SkillPlan(strength) if strength is not None else None
         return self._start(SearchJob(self, pos, limits, timeman, legal, multipv, chess960,
                                      on_info, on_bestmove, skill))

@@ -211,20 +211,32 @@ def wait_for(result, seconds=5):
     return result[0]
 
 
+def helper_stopped_during(engine, movetime, after):
+    """A `go movetime` whose helper is stopped by SIGSTOP ``after`` seconds into it:
+    (the list that gets the seconds to its bestmove, the stopped helper)."""
+    result = timed_go(engine, movetime)
+    time.sleep(after)
+    helper = engine.pool.procs[0]
+    os.kill(helper.pid, signal.SIGSTOP)
+    return result, helper
+
+
+def resume(helper):
+    if helper.poll() is None:                   # not replaced (killed) meanwhile
+        os.kill(helper.pid, signal.SIGCONT)
+
+
 def test_a_late_helper_does_not_hold_back_a_timed_bestmove(threaded):
     """A helper the OS does not run when the search's time is up (here: stopped by a signal)
     would make the move wait for it; the bestmove goes after a short grace, and the helper
     is waited for (not replaced) once it answers: it joins the next search."""
     engine, errors = threaded
     pool = engine.pool
-    result = timed_go(engine, 400)
-    time.sleep(0.1)
-    helper = pool.procs[0]
-    os.kill(helper.pid, signal.SIGSTOP)
+    result, helper = helper_stopped_during(engine, 400, 0.1)
     try:
         seconds = wait_for(result)
     finally:
-        os.kill(helper.pid, signal.SIGCONT)
+        resume(helper)
     print("\nmovetime 400 with the helper stopped: bestmove after %.0f ms" % (seconds * 1000))
     # waiting for the helper would take STOP_WAIT_SECONDS (1 s) beyond the 400 ms
     assert seconds < 0.4 + smp.STOP_WAIT_SECONDS / 2
@@ -242,10 +254,7 @@ def test_a_silent_helper_delays_no_search_and_is_replaced(threaded):
     (its clock runs from the go), and a search after STOP_WAIT_SECONDS replaces it."""
     engine, errors = threaded
     pool = engine.pool
-    result = timed_go(engine, 200)
-    time.sleep(0.05)
-    helper = pool.procs[0]
-    os.kill(helper.pid, signal.SIGSTOP)
+    result, helper = helper_stopped_during(engine, 200, 0.05)
     try:
         first = wait_for(result)
         second = wait_for(timed_go(engine, 300))    # sent the moment the bestmove came
@@ -258,8 +267,7 @@ def test_a_silent_helper_delays_no_search_and_is_replaced(threaded):
         wait_for(timed_go(engine, 100))
         assert engine.wait_idle(10)
     finally:
-        if helper.poll() is None:               # not replaced (killed) after all
-            os.kill(helper.pid, signal.SIGCONT)
+        resume(helper)
     assert errors == ["helper 1 did not stop; starting a new one"]
     assert pool.procs[0] is not helper and helper.wait(5) is not None
     assert engine.wait_ready(60)
