@@ -291,6 +291,18 @@ class Engine:
         if job is not None:
             job.stop()
 
+    def stop_for_quit(self):
+        """`quit` or end of input: stop a search (or the warm-up) at once; a count (`go
+        perft`, `bench`) runs to its end, as Stockfish's do, so a piped one prints its total.
+        True if such a count is left running (safe from any thread)."""
+        job = self.job
+        if job is None:
+            return False
+        if job.finishes_at_quit and job.alive():
+            return True
+        job.stop()
+        return False
+
     def ponderhit(self):
         """The pondered move was played; False if no search was pondering."""
         job = self.job
@@ -418,6 +430,7 @@ class Job:
     kind = "job"
     done = False            # set just before the last result goes out (the run then ends)
     silent = False          # a warm-up: no output, and nothing waits for it to end
+    finishes_at_quit = False    # a count: `quit` waits for its result (Engine.stop_for_quit)
 
     def __init__(self, engine):
         self.engine = engine
@@ -666,6 +679,7 @@ class PerftJob(Job):
     """`go perft N`: the count below each root move, then the total."""
 
     kind = "perft"
+    finishes_at_quit = True
 
     def __init__(self, engine, pos, depth, on_count, on_done):
         super().__init__(engine)
@@ -689,6 +703,7 @@ class BenchJob(Job):
     """The benchmark in the worker thread (`stop` ends it within CHECK_INTERVAL nodes)."""
 
     kind = "bench"
+    finishes_at_quit = True
 
     def __init__(self, engine, depth, on_done, progress):
         super().__init__(engine)

@@ -447,7 +447,7 @@ class UciSession:
             if self.quit_read.is_set() and self.engine is not None:
                 # a search started after `quit` was read (piped behind it) ends at once:
                 # its bestmove comes out, and the `quit` is not kept waiting
-                self.engine.stop()
+                self.engine.stop_for_quit()
             if self.engine is not None and not (self.quitting or self.quit_read.is_set()):
                 # PyPy only, until the first search: resumed after every command (a GUI
                 # sends several before its first `go`), ended by the next one of
@@ -460,16 +460,17 @@ class UciSession:
 
     def on_input(self, line):
         """In the input thread: a `quit` (or end of input, None) stops a running search
-        at once, before the main thread gets to it."""
+        at once, before the main thread gets to it (a `go perft` or `bench` runs on)."""
         if line is None or line.split()[:1] == ["quit"]:
             self.quit_read.set()
             engine = self.engine
             if engine is not None:
-                engine.stop()
+                engine.stop_for_quit()
 
     def run(self, stdin=None):
         """Read and run commands until `quit` or end of input."""
         lines = start_reader(stdin if stdin is not None else sys.stdin.buffer, self.on_input)
+        interrupted = False
         while not self.quitting:
             try:
                 self.line_time, line, problem = lines.get()
@@ -480,15 +481,24 @@ class UciSession:
                 else:
                     self.handle_line(line)
             except KeyboardInterrupt:
+                interrupted = True
                 break
             self.loader.go_ahead.set()
-        self.shutdown()
+        self.shutdown(interrupted)
 
-    def shutdown(self):
+    def shutdown(self, interrupted=False):
+        """End the session: a search stops, a `go perft` or `bench` is let finish (unless
+        interrupted: Ctrl-C stops it too), helper processes end."""
         self.quitting = True
         engine = self.engine
         if engine is not None:
-            engine.stop()
+            if interrupted:
+                engine.stop()
+            elif engine.stop_for_quit():
+                try:
+                    engine.wait_idle()  # the count's result comes out first
+                except KeyboardInterrupt:
+                    engine.stop()
             if engine.wait_idle(QUIT_JOIN_SECONDS):
                 engine.close()          # helper processes end (they also end with our stdin)
         self.out.set_log(None)
@@ -853,6 +863,10 @@ class UciSession:
     def cmd_eval(self, args):
         self.ensure_ready()
         pos = self.pos
+        if pos.in_check():
+            # a static evaluation means nothing where the side to move must answer a check
+            self.send("Final evaluation: none (in check)")    # Stockfish's words
+            return
         self.send_lines(eval_lines(self.core.evaluate_terms(pos), self.core.evaluate(pos), pos.turn))
 
     def cmd_help(self, args):
@@ -869,6 +883,7 @@ class UciSession:
                 raise UciError("bench [depth]: %s is not a number" % _quote(args[0])) from None
             if not 1 <= depth <= max_depth:
                 raise UciError("bench depth must be 1..%d" % max_depth)
+        self.engine.let_bounded_job_finish()    # as `go` does: piped commands run in turn
         if not self.engine.stop_and_wait("bench"):
             return
 

@@ -652,6 +652,26 @@ def test_quit_behind_piped_goes_ends_them(ending):
         assert_legal(chess.STARTING_FEN, line.split()[1])
 
 
+@pytest.mark.parametrize("ending", [b"quit\n", None])
+def test_a_count_piped_before_quit_prints_its_total(ending):
+    """`go perft` and `bench` are counts, not searches: a `quit` (or the end of input) piped
+    behind them waits for their result, as Stockfish's does (`printf 'go perft 3' | engine`
+    is how perft results are compared), while a search before them still ends at once."""
+    s = Session()
+    s.send(b"position startpos\ngo infinite\ngo perft 3\nbench 1\n" + (ending or b""))
+    if ending is None:
+        s.proc.stdin.close()
+    s.read_until(lambda line: line.startswith("Nodes/second"), timeout=60)
+    s.proc.wait(10)
+    out = s.transcript
+    moves = [line for line in out if line.startswith("bestmove")]
+    assert len(moves) == 1 and s.proc.returncode == 0
+    assert_legal(chess.STARTING_FEN, moves[0].split()[1])
+    assert "Nodes searched: 8902" in out, out
+    assert any(line.startswith("Nodes searched  :") for line in out), out
+    assert not any("stopped" in line for line in out), out
+
+
 @pytest.mark.parametrize("searching", [False, True])
 def test_end_of_input_acts_as_quit(searching):
     s = Session()
@@ -1016,6 +1036,11 @@ def test_eval(uci):
     uci.send("eval")
     lines = uci.expect("Final evaluation")
     assert re.match(r"Final evaluation: [+-]\d+\.\d\d \(white side\)", lines[-1])
+    # in check (here checkmated) there is no static evaluation, as Stockfish says
+    for fen in ("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "4k3/8/8/8/8/8/4r3/4K3 w - - 0 1"):
+        uci.send("position fen " + fen)
+        uci.send("eval")
+        assert uci.expect("Final evaluation") == ["Final evaluation: none (in check)"]
 
 
 def test_go_perft_matches_python_chess(uci):
