@@ -36,9 +36,9 @@ HARD_RATIO = 4.0
 HARD_FRACTION = 1.0 / 3.0
 # ... except just before a movestogo control, where up to this much of it may go.
 HARD_FRACTION_LAST_MOVE = 0.8
-# ... of the time left after this many move overheads, or one per move to go if more (so
-# a search that keeps hitting its hard limit, with per-move lag near the overhead, still
-# reaches the time control).
+# ... of the time left after this many move overheads in sudden death, or one per move to
+# go with movestogo (so a search that keeps hitting its hard limit, with per-move lag near
+# the overhead, still reaches the time control; before its last move only that move's).
 HARD_RESERVE_OVERHEADS = 4
 # movestogo beyond this is treated as this (keeps huge values from starving a move).
 MAX_MOVES_TO_GO = 50
@@ -91,8 +91,8 @@ def allocate(limits, us, move_overhead_ms=10):
       clock settles well above zero in increment games instead of drifting down to it.
       The hard limit is ``HARD_RATIO`` times the soft limit, but at most a fraction
       (``HARD_FRACTION``; more when few moves remain before a movestogo control) of the
-      time left after ``HARD_RESERVE_OVERHEADS`` overheads (or one per move to go, if
-      more); below that, both limits are 0.  A missing own clock while the opponent's is
+      time left after ``HARD_RESERVE_OVERHEADS`` overheads (with movestogo: one per move
+      to go); below that, both limits are 0.  A missing own clock while the opponent's is
       given counts as 0, as in Stockfish.
     - zero, negative or tiny time: both limits are 0 and the search stops at its first
       check, returning the best move it has (``plan_search`` makes that a depth-1 search).
@@ -114,7 +114,7 @@ def allocate(limits, us, move_overhead_ms=10):
                 mtg = min(mtg, MAX_MOVES_TO_GO)
                 fraction = HARD_FRACTION_LAST_MOVE if mtg == 1 else max(
                     HARD_FRACTION, min(HARD_FRACTION_LAST_MOVE, 1.5 / mtg))
-                reserve = max(HARD_RESERVE_OVERHEADS, mtg)
+                reserve = mtg
             else:
                 mtg = SUDDEN_DEATH_MOVES
                 fraction = HARD_FRACTION

@@ -79,6 +79,16 @@ def test_movestogo_divides_the_time():
     assert soft1 <= hard1
 
 
+@pytest.mark.parametrize("mtg", [1, 2, 3])
+def test_few_moves_before_the_control_keep_back_only_their_overheads(mtg):
+    """With movestogo, the hard limit keeps back one Move Overhead per move to go: 200 ms
+    before the last move of a control still buys a search (Stockfish spends 76 ms), where
+    four overheads kept back (50 ms each) would leave nothing."""
+    soft, hard = allocate(limits(wtime=200, btime=200, movestogo=mtg), WHITE, 50)
+    assert 0 < soft <= hard <= 200 - 50 * mtg
+    assert hard >= 20 if mtg < 3 else hard > 0
+
+
 def test_movetime_and_clock_together_take_the_smaller():
     soft, hard = allocate(limits(wtime=60000, movetime=100), WHITE, 10)
     assert soft == hard == 90
