@@ -5,7 +5,8 @@ and the one job that runs in a worker thread -- a search, a perft or the benchma
 methods are called from the front end's thread; results come back through callbacks,
 called in the worker thread, as move ints (0 = none) and engine.search's report dicts:
 formatting them is the front end's business, and every pv, best and ponder move it
-passes on is legal.  Searcher changes asked for while a job runs wait for the next `go`.
+passes on is legal.  Searcher changes asked for while a job runs wait for its end: they
+apply at the next `isready` or `go` (asked for while no job runs, at once).
 
     engine = Engine(hash_mb=16)
     legal = root_moves(pos)
@@ -44,13 +45,14 @@ from engine.search import Searcher, NoDeadline, BENCH_DEPTH, BENCH_POSITIONS
 from engine.search import run_bench as search_bench
 from engine.skill import SkillPlan, strength_level
 from engine.timeman import Limits
+from engine.zobrist import polyglot_key
 
 __all__ = [
     "Engine", "run_bench", "root_moves", "legal_prefix", "BENCH_DEPTH", "BENCH_MAX_DEPTH",
     "BookError", "strength_level",
     # the board, for front ends that reach it only through this module
     "Position", "FenError", "STARTING_FEN", "generate_moves", "move_to_uci",
-    "parse_uci_move", "evaluate", "evaluate_terms",
+    "parse_uci_move", "evaluate", "evaluate_terms", "polyglot_key",
 ]
 
 STOP_JOIN_SECONDS = 10.0        # how long a new job waits for a stopped one to end
@@ -195,7 +197,7 @@ class Engine:
             except (OSError, ValueError, ImportError) as exc:
                 self.on_error("Threads %d: cannot start helper processes (%s); searching "
                               "with one" % (threads, exc))
-                self.threads = 1
+                self.threads = self.wanted["threads"] = 1  # not tried again at each Hash change
         if self.pool is not None:
             self.searcher.set_table(self.pool.table)
             self.searcher.orderer.clear()
@@ -401,7 +403,7 @@ def _collect_garbage():
 class Worker:
     """The one thread an Engine's jobs run in, one after another, for the life of the process.
 
-    Not a thread a job: under PyPy 7.3 an ended thread's stack is freed only by a full
+    Not a thread per job: under PyPy 7.3 an ended thread's stack is freed only by a full
     collection, which a search that hardly allocates seldom causes (a thread a `go` held
     about 0.5 MB more after each search).
     """

@@ -266,7 +266,7 @@ STORM_PACKED = tuple(pack(PAWN_STORM[r], 0) for r in range(8))
 # weighted 0 (the term runs only when weighted; tune.py can fit it)
 STORM_ON = any(PAWN_STORM)
 SAFE_CHECKS_ON = bool(SAFE_CHECKS and (CHECK_N or CHECK_B or CHECK_R or CHECK_Q))
-# Both terms are weighted 0 by default (measured no gain): skip their work unless set.
+# Rook files (fitted weights; hand-set ones once measured no gain): skipped when both are 0.
 ROOK_FILES_ON = bool(ROOK_OPEN_PACKED or ROOK_SEMI_PACKED)
 UNITS_N, UNITS_B = KING_ATTACK_UNITS[KNIGHT], KING_ATTACK_UNITS[BISHOP]
 UNITS_R, UNITS_Q = KING_ATTACK_UNITS[ROOK], KING_ATTACK_UNITS[QUEEN]

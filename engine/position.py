@@ -432,9 +432,8 @@ class Position:
         return not bishops and popcount(knights) <= 1
 
     # ------------------------------------------------------------------ make / unmake
-    # make, unmake and the two generators are traced on their own (engine.jit), not inside
-    # each caller: PyPy instructions a warm bench node -17.6%, a first bench's -20.2%
-    # (bench_instructions.py); wall clock 1.10x warm, 1.03x cold (bench_compare.py)
+    # make, unmake and the two generators are traced on their own (engine.jit; the mark
+    # matters only with PyPy's default inlining, where it gave 1.10x: measurements.md)
     @not_inlined
     def make(self, move):
         """Play a (legal) move. Undo with unmake()."""

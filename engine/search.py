@@ -38,7 +38,7 @@ from engine.types import (VALUE_MATE, VALUE_INFINITE, VALUE_NONE, MAX_PLY,
                           DOUBLE_PUSH, MOVE_CAPTURE, MOVE_PROMOTION, MOVE_CAPTURE_OR_PROMOTION)
 
 # --- Tunables (figures: Elo on vs off, docs/measurements.md) -----------------------
-CHECK_INTERVAL = 256        # nodes between stop/time checks: 5-20k nps on CPython, so 13-50 ms
+CHECK_INTERVAL = 256        # nodes between stop/time checks: 20-45k nps on CPython, so 6-13 ms
 ASPIRATION_MIN_DEPTH = 4    # narrow windows once scores are stable enough to predict
                             # (from 2: -6.9 +/- 36.5 Elo (pairs), 200 games at 10,000 nodes)
 ASPIRATION_DELTA = 30       # initial half-width (cp); grows by half on each fail
@@ -239,9 +239,6 @@ class Searcher:
         self.tt.clear()
         self.orderer.clear()
         self.correction = [0] * (2 * CORRECTION_SIZE)
-
-    def hashfull(self):
-        return self.tt.hashfull()
 
     def stop(self):
         self.stop_requested = True
@@ -830,8 +827,7 @@ class Searcher:
 
     # ------------------------------------------------------------------ quiescence
     # Under PyPy both quiescence functions are traced on their own, not inside their callers
-    # (engine.jit): UCI `bench`, six a process, 1.21x idle, 1.42x beside two matches; either
-    # alone gains little, and marking _search, _moves, scoring or captures too, nothing more
+    # (engine.jit; the mark matters only with PyPy's default inlining, where it gave 1.21x)
     @not_inlined
     def _qsearch(self, pos, alpha, beta, ply, in_check):
         """in_check: as in _search (always a bool: PyPy's JIT compiles one path per type);

@@ -57,13 +57,13 @@ QUIT_WAIT_SECONDS = 1.0     # how long close() gives a helper to exit before kil
 # Not yet measured on its own; with it and depth skipping on, Threads 2 scored +61 +/- 35
 # Elo against Threads 1 (200 games at 10 s + 0.1 s, one game at a time).
 USE_VOTE = True
-# Stockfish 8's Lazy SMP: helper i (from 0) leaves out depth d when
-# ((d + game ply + SKIP_PHASE[i % 20]) // SKIP_SIZE[i % 20]) is odd.
 # PyPy's JIT compiles a helper's search while it waits for its first search, as the
-# main process does after `isready` (engine.WARM_UP).
+# main process does after each command until its first search (engine.WARM_UP).
 WARM_UP = sys.implementation.name == "pypy"
 WARM_UP_NODES = 2500            # per bench position
 WARM_UP_HASH_MB = 1
+# Stockfish 8's Lazy SMP: helper i (from 0) leaves out depth d when
+# ((d + game ply + SKIP_PHASE[i % 20]) // SKIP_SIZE[i % 20]) is odd.
 SKIP_SIZE = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4)
 SKIP_PHASE = (0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7)
 USE_DEPTH_SKIPPING = True   # 0: every helper searches every depth (for an A/B match)

@@ -114,7 +114,6 @@ def promotion_type(move):
 
 
 # --- Scores ------------------------------------------------------------------
-VALUE_DRAW = 0
 VALUE_MATE = 32000            # mate at the root; mate in n plies scores VALUE_MATE - n
 VALUE_INFINITE = 32001
 VALUE_MATE_IN_MAX_PLY = VALUE_MATE - 1000   # beyond this a score is a mate score

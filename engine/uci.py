@@ -93,6 +93,18 @@ class Option:
         self.maximum = maximum
         self.help_text = help_text
 
+    def help_line(self):
+        """The option for a person reading `help`: name, type and values, what it does."""
+        if self.kind == "spin":
+            values = "spin %d..%d, default %d" % (self.minimum, self.maximum, self.default)
+        elif self.kind == "check":
+            values = "check, default %s" % ("true" if self.default else "false")
+        elif self.kind == "string":
+            values = "string, default %s" % (self.default or "empty")
+        else:
+            values = self.kind
+        return "  %s (%s): %s" % (self.name, values, self.help_text)
+
     def uci_line(self):
         line = "option name %s type %s" % (self.name, self.kind)
         if self.kind == "check":
@@ -134,7 +146,10 @@ def _cores():
         return max(1, os.cpu_count() or 1)
 
 
-CORES = _cores()        # the most Threads can be
+# Threads' ceiling: one per core, and no more than the shared block's head counts nodes for
+# (engine.smp.CONTROL_WORDS: the search number, then a word per helper)
+MAX_THREADS = 64
+CORES = min(_cores(), MAX_THREADS)      # the most Threads can be
 
 # The `uci` answer lists them in this order.  A new option is one line here, plus an entry
 # in UciSession.option_handlers if setting it must do more than store the value.
@@ -304,8 +319,9 @@ def format_info(info, move_text, show_wdl=False):
     return " ".join(parts)
 
 
-def board_lines(pos, shredder_fen=False):
-    """The `d` text: the board as Stockfish draws it, then FEN, key and checkers."""
+def board_lines(pos, key, shredder_fen=False):
+    """The `d` text: the board as Stockfish draws it, then FEN, key (Polyglot's, as
+    Stockfish's: pos.key is 63-bit on PyPy) and checkers."""
     sep = " +---+---+---+---+---+---+---+---+"
     lines = [""]
     for rank in range(7, -1, -1):
@@ -316,8 +332,7 @@ def board_lines(pos, shredder_fen=False):
     lines.append("   a   b   c   d   e   f   g   h")
     lines.append("")
     lines.append("Fen: " + pos.fen(shredder=shredder_fen))
-    from engine.zobrist import polyglot_key     # loaded by then; pos.key is 63-bit on PyPy
-    lines.append("Key: %016X" % polyglot_key(pos))
+    lines.append("Key: %016X" % key)
     checkers = pos.checkers()
     names = [SQUARE_NAMES[sq] for sq in range(64) if checkers >> sq & 1]
     lines.append("Checkers: " + " ".join(names))
@@ -772,8 +787,11 @@ class UciSession:
             strength = None     # `go mate N` asks for a mate search, not a move of a level
         if self.debug and strength is not None:
             self.info("strength level %.1f" % strength)
-        self.engine.go(pos, limits, timeman, legal, options.multipv, chess960,
-                       on_info=on_info, on_bestmove=on_bestmove, strength=strength)
+        if not self.engine.go(pos, limits, timeman, legal, options.multipv, chess960,
+                              on_info=on_info, on_bestmove=on_bestmove, strength=strength):
+            # the job before would not stop after all (start_go waited for it): this go
+            # still gets its one legal bestmove
+            self.send(self.fallback_bestmove())
 
     def game_source(self):
         """What the current position was made from: (FEN, UCI_Chess960, move tokens)."""
@@ -858,7 +876,8 @@ class UciSession:
     def cmd_d(self, args):
         self.ensure_ready()
         pos = self.pos
-        self.send_lines(board_lines(pos, shredder_fen=self.chess960() and pos.is_chess960_layout()))
+        self.send_lines(board_lines(pos, self.core.polyglot_key(pos),
+                                    shredder_fen=self.chess960() and pos.is_chess960_layout()))
 
     def cmd_eval(self, args):
         self.ensure_ready()
@@ -870,7 +889,8 @@ class UciSession:
         self.send_lines(eval_lines(self.core.evaluate_terms(pos), self.core.evaluate(pos), pos.turn))
 
     def cmd_help(self, args):
-        self.send_lines(HELP_LINES)
+        self.send_lines(HELP_LINES + ("Options (setoption name <name> value <value>):",)
+                        + tuple(opt.help_line() for opt in OPTIONS))
 
     def cmd_bench(self, args):
         self.ensure_ready()

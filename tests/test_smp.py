@@ -38,6 +38,33 @@ def shared_table(entries):
 
 
 # ---------------------------------------------------------------------- the shared table
+def test_the_threads_option_stays_within_the_shared_blocks_node_counts():
+    """Threads N runs N - 1 helpers, each counting its nodes in word 1 + index of the shared
+    block's head: the option's maximum must leave every helper a word (a 65-core machine
+    would otherwise fail every search with Threads 66)."""
+    assert uci.MAX_THREADS - 1 <= smp.CONTROL_WORDS - 1
+    assert uci.CORES <= uci.MAX_THREADS
+    threads = [opt for opt in uci.OPTIONS if opt.name == "Threads"][0]
+    assert threads.maximum == uci.CORES
+
+
+def test_helpers_that_cannot_start_are_reported_once(monkeypatch):
+    """Where helper processes cannot start, Threads falls back to one search and says so
+    once; a later Hash change does not try (and report) the helpers again."""
+    def no_processes(*args, **kwargs):
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(smp, "HelperPool", no_processes)
+    errors = []
+    engine = Engine(hash_mb=1, on_error=errors.append)
+    engine.set_threads(4)
+    engine.set_hash(2)
+    engine.set_hash(1)
+    assert engine.threads == 1 and engine.pool is None
+    assert len(errors) == 1 and "cannot start helper processes" in errors[0], errors
+    engine.close()
+
+
 def test_shared_table_answers_as_the_split_table():
     rng = random.Random(7)
     entries = 1024

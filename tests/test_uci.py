@@ -330,6 +330,28 @@ def test_options_are_named_fields():
     assert session.options.show_wdl is True and session.options.move_overhead == 7
 
 
+def test_a_go_the_engine_cannot_start_still_gets_a_bestmove(monkeypatch):
+    """Engine.go answers False when the job before would not stop: the `go` then gets the
+    first legal move, as a `go` that fails does, instead of no bestmove at all."""
+    import io
+    from engine.engine import Engine
+    from engine.uci import UciSession
+    from engine.uci import _Loader
+    monkeypatch.setattr(Engine, "go", lambda self, *args, **kwargs: False)
+    out = io.StringIO()
+    loader = _Loader()
+    loader.start()
+    session = UciSession(out=out, loader=loader)
+    session.handle_line("position startpos moves e2e4")
+    session.handle_line("go depth 3")
+    moves = [line for line in out.getvalue().splitlines() if line.startswith("bestmove")]
+    assert len(moves) == 1, out.getvalue()
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert_legal(board.fen(), moves[0].split()[1])
+    session.shutdown()
+
+
 def test_the_front_end_starts_without_the_board_modules():
     """What `python -m engine` imports before it can answer `uci`: no tables are built."""
     code = ("import sys, engine.__main__, engine.uci; "
@@ -444,6 +466,12 @@ def test_help_lists_the_commands_as_plain_text(uci):
                     "info", "option"}
     for line in lines:
         assert line.split()[0] not in engine_words, line
+    # and the options, each with its values and what it does
+    from engine.uci import OPTIONS
+    for opt in OPTIONS:
+        assert any(line.startswith("  %s (" % opt.name) and line.endswith(opt.help_text)
+                   and opt.help_text for line in lines), opt.name
+    assert "  Hash (spin 1..1024, default 16): " in text
     uci.send("go depth 1")                  # the session carries on
     move, _, _ = uci.bestmove()
     assert_legal(chess.STARTING_FEN, move)
