@@ -37,7 +37,7 @@ from multiprocessing import shared_memory
 from engine.position import Position
 from engine.search import Searcher, BENCH_POSITIONS
 from engine.timeman import Limits
-from engine.tt import SharedTranspositionTable, new_table
+from engine.tt import SharedTranspositionTable, entry_count, new_table
 from engine.tunables import apply_overrides
 from engine.types import VALUE_MATE, VALUE_MATE_IN_MAX_PLY
 
@@ -74,7 +74,7 @@ apply_overrides(globals(), os.environ.get("BASILISK_SMP", ""), "Threads tunable"
 
 
 def table_entries(mb):
-    return max(1024, int(mb * 1024 * 1024) // ENTRY_BYTES)
+    return entry_count(mb, ENTRY_BYTES)
 
 
 def _check_shared_memory(size):

@@ -37,8 +37,9 @@ HASHFULL_SAMPLE = 1000
 _CHECK_MASK = 0xFFFFFFFF
 
 
-def entry_count(mb):
-    return max(1024, int(mb * 1024 * 1024) // ENTRY_BYTES)
+def entry_count(mb, entry_bytes=ENTRY_BYTES):
+    """Entries in a table of mb MB whose entries cost entry_bytes each (at least 1024)."""
+    return max(1024, int(mb * 1024 * 1024) // entry_bytes)
 
 
 class TranspositionTable:
@@ -119,7 +120,7 @@ class SplitTranspositionTable(TranspositionTable):
 
     def resize(self, mb):
         self.mb = mb
-        self.size = max(1024, int(mb * 1024 * 1024) // self.ENTRY_BYTES)
+        self.size = entry_count(mb, self.ENTRY_BYTES)
         self.checks = [0] * self.size
         self.data = [0] * self.size
         self.table = self.data

@@ -583,21 +583,17 @@ class UciSession:
             self.options.debug_log_file = ""
             raise UciError("cannot open debug log file %s: %s" % (_quote(path), exc.strerror))
 
-    def set_own_book(self, on):
-        self.book_miss = None
-        self.bookless_noted = False
-        if on:
-            self.load_book()
-        elif self.engine is not None:
-            self.engine.set_book(None)
-
-    def set_book_file(self, _path):
+    def set_own_book(self, _on):
+        """OwnBook or Book File changed: the book is loaded while OwnBook is on, and
+        dropped while it is off (loaded again when it is switched on)."""
         self.book_miss = None
         self.bookless_noted = False
         if self.options.own_book:
             self.load_book()
         elif self.engine is not None:
-            self.engine.set_book(None)      # loaded when OwnBook is switched on
+            self.engine.set_book(None)
+
+    set_book_file = set_own_book
 
     def load_book(self):
         """Load Book File (the engine has no book if it is empty or unusable)."""
