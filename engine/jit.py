@@ -53,7 +53,7 @@ if _set_param is not None:
 _countdown = [EAGER_AFTER_NODES if _set_param is not None and TRACE_EAGERNESS > 0 else 0]
 
 
-def searched(nodes):
+def nodes_searched(nodes):
     """The search reports its nodes as it goes (engine.search, every few hundred)."""
     left = _countdown[0]
     if left > 0:

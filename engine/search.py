@@ -27,7 +27,7 @@ import time
 
 from engine.bitboard import LINE
 from engine.evaluate import evaluate, clear_cache as clear_eval_cache
-from engine.jit import not_inlined, searched
+from engine.jit import not_inlined, nodes_searched
 from engine.movegen import generate_moves, generate_captures, is_legal_move
 from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
 from engine.position import Position
@@ -179,6 +179,15 @@ _INF = float("inf")
 # 1.4% fewer instructions with 2 (1 or 3 within 0.02%)
 MAX_PICKS = 2
 QS_TT_SCORE = 1 << 20       # above every score_captures() score
+
+
+def line_score(info):
+    """A report dict's score as one number, to compare lines by: cp, or a mate ("mate" in
+    moves) beyond any cp score, the shorter mate the higher (used by Skill and Threads)."""
+    mate = info.get("mate")
+    if mate is not None:
+        return VALUE_MATE - 2 * mate if mate > 0 else -VALUE_MATE - 2 * mate
+    return info.get("score") or 0
 
 
 def _drop_quiet_non_checks(pos, moves, scores):
@@ -424,7 +433,7 @@ class Searcher:
         """Every CHECK_INTERVAL nodes: stop flag, node limit, hard deadline."""
         if self.nodes >= self.node_limit or self.stop_requested or self.timeman.hard_expired():
             raise SearchAborted
-        searched(CHECK_INTERVAL)
+        nodes_searched(CHECK_INTERVAL)
         self.next_check = min(self.nodes + CHECK_INTERVAL, self.node_limit)
 
     # ------------------------------------------------------------------ root

@@ -22,7 +22,7 @@ to calibrate with scripts/calibrate.py.
 
 import copy
 
-from engine.types import VALUE_MATE
+from engine.search import line_score   # mates beyond what the random error can bridge
 
 # --- The scale (the UCI options) -----------------------------------------------------
 MIN_LEVEL = 0
@@ -52,9 +52,6 @@ WEAKNESS_AT_LEVEL_0 = 200   # cp of random error at level 0 (a pawn and more: pl
 THINK_SHARE = 0.5
 THINK_MAX_MS = 1000
 
-# A mate score as a plain number the random error cannot bridge (report dicts carry
-# "mate" in moves; the search's own scale is VALUE_MATE - plies).
-_MATE_SCORE = VALUE_MATE
 
 
 def strength_level(limit_strength, elo, skill_level):
@@ -85,14 +82,6 @@ def level_for_elo(elo):
 def elo_for_level(level):
     """The UCI_Elo ``level`` plays at (below the first calibration point: extrapolated)."""
     return _interpolate(ELO_AT_LEVEL, level)
-
-
-def line_score(info):
-    """A report dict's score as one number (cp; mates beyond any cp score)."""
-    mate = info.get("mate")
-    if mate is not None:
-        return _MATE_SCORE - 2 * mate if mate > 0 else -_MATE_SCORE - 2 * mate
-    return info.get("score") or 0
 
 
 def pick_index(scores, weakness, rng):

@@ -35,11 +35,11 @@ import time
 from multiprocessing import shared_memory
 
 from engine.position import Position
-from engine.search import Searcher, BENCH_POSITIONS
+from engine.search import Searcher, BENCH_POSITIONS, line_score
 from engine.timeman import Limits
 from engine.tt import SharedTranspositionTable, entry_count, new_table
 from engine.tunables import apply_overrides
-from engine.types import VALUE_MATE, VALUE_MATE_IN_MAX_PLY
+from engine.types import VALUE_MATE_IN_MAX_PLY
 
 CONTROL_WORDS = 64          # the head of the shared block: the search number, node counts
 WORD_BYTES = 8
@@ -125,20 +125,12 @@ def _views(buf, entries, leader):
     return control, table, release
 
 
-def line_value(line):
-    """A report dict's score as one number (mates beyond any centipawn score)."""
-    mate = line.get("mate")
-    if mate is not None:
-        return VALUE_MATE - 2 * mate if mate > 0 else -VALUE_MATE - 2 * mate
-    return line.get("score") or 0
-
-
 def pick_line(lines):
     """The line to play among the processes' last complete ones (the main search's
     first): Stockfish's vote.  Each line votes for its move with (its score - the lowest
     score + 14) * its depth; the move with the most votes wins, except that a proven mate
     wins outright, the shortest one first, and a line being mated never does."""
-    values = [line_value(line) for line in lines]
+    values = [line_score(line) for line in lines]
     low = min(values)
     votes = {}
     for line, value in zip(lines, values):

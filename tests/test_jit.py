@@ -53,7 +53,7 @@ def test_nothing_is_counted_down_where_there_is_no_jit(monkeypatch):
     if jit._set_param is None:
         assert jit._countdown[0] == 0
     monkeypatch.setattr(jit, "_countdown", [0])
-    jit.searched(10 ** 6)
+    jit.nodes_searched(10 ** 6)
     assert jit._countdown == [0]
 
 
