@@ -546,14 +546,14 @@ def _blend(pos, mg, eg, phase):
     return (mg * phase + eg * (MAX_PHASE - phase)) // MAX_PHASE
 
 
-def _scaled(pos, score, phase, w_passed, b_passed):
-    """The blended score with the drawish-ending scale applied."""
-    if score and phase <= SCALE_MAX_PHASE:
-        us = pos.turn
-        strong = us if score > 0 else us ^ 1
-        sf = scale_factor(pos, strong, w_passed if strong == WHITE else b_passed)
-        if sf != SCALE_NORMAL:
-            return score * sf // SCALE_NORMAL if score > 0 else -(-score * sf // SCALE_NORMAL)
+def _scaled(pos, score, w_passed, b_passed):
+    """The blended score (not 0, with little material: the caller asks) with the
+    drawish-ending scale applied."""
+    us = pos.turn
+    strong = us if score > 0 else us ^ 1
+    sf = scale_factor(pos, strong, w_passed if strong == WHITE else b_passed)
+    if sf != SCALE_NORMAL:
+        return score * sf // SCALE_NORMAL if score > 0 else -(-score * sf // SCALE_NORMAL)
     return score
 
 
@@ -776,7 +776,7 @@ def _evaluate(pos, key, slot):
     # from the side to move's view: negated before the floor division, so it is symmetric
     score = turn_sign * (mg * phase + eg * (MAX_PHASE - phase)) // MAX_PHASE
     if score and phase <= SCALE_MAX_PHASE:
-        score = _scaled(pos, score, phase, w_passed, b_passed)
+        score = _scaled(pos, score, w_passed, b_passed)
     score += drive
     _eval_keys[slot] = key
     _eval_scores[slot] = score
