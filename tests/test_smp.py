@@ -40,8 +40,8 @@ def shared_table(entries):
 # ---------------------------------------------------------------------- the shared table
 def test_the_threads_option_stays_within_the_shared_blocks_node_counts():
     """Threads N runs N - 1 helpers, each counting its nodes in word 1 + index of the shared
-    block's head: the option's maximum must leave every helper a word (a 65-core machine
-    would otherwise fail every search with Threads 66)."""
+    block's head: the option's maximum must leave every helper a word (with 65 or more
+    CPUs, Threads 65 would otherwise fail every search)."""
     assert uci.MAX_THREADS - 1 <= smp.CONTROL_WORDS - 1
     assert uci.CORES <= uci.MAX_THREADS
     threads = [opt for opt in uci.OPTIONS if opt.name == "Threads"][0]
