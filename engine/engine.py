@@ -42,9 +42,9 @@ from engine.notation import move_to_uci, parse_uci_move
 from engine.perft import divide
 from engine.position import Position, FenError, STARTING_FEN
 from engine.search import Searcher, NoDeadline, BENCH_DEPTH, BENCH_POSITIONS
+from engine.search import WARM_UP, WARM_UP_HASH_MB, warm_up as warm_up_search
 from engine.search import run_bench as search_bench
 from engine.skill import SkillPlan, strength_level
-from engine.timeman import Limits
 from engine.zobrist import polyglot_key
 
 __all__ = [
@@ -58,12 +58,7 @@ __all__ = [
 STOP_JOIN_SECONDS = 10.0        # how long a new job waits for a stopped one to end
 BENCH_HASH_MB = 16              # the hash of each bench position's fresh Searcher
 BENCH_MAX_DEPTH = 64            # `bench N` takes N in 1..this
-# Only PyPy needs a warm-up: its first search runs at a third of its later speed while the
-# JIT compiles; ~2,500 nodes on each bench position get most of that compiling done.
 _PYPY = sys.implementation.name == "pypy"
-WARM_UP = _PYPY
-WARM_UP_NODES = 2500            # per bench position
-WARM_UP_HASH_MB = 1
 
 
 def _print_error(message):
@@ -732,18 +727,15 @@ class WarmUpJob(Job):
         self.nodes = 0
 
     def run(self):
-        clock = NoDeadline(self.stop_event.is_set)
-        engine = self.engine
+        warm_fens = self.engine.warm_fens
+
+        def done(fen):              # a resumed warm-up skips it
+            if fen in warm_fens:
+                warm_fens.remove(fen)
+
         try:
-            for fen in list(engine.warm_fens):
-                if self.stop_event.is_set():
-                    break
-                limits = Limits()
-                limits.nodes = WARM_UP_NODES
-                self.searcher.search(Position(fen), limits, clock)
-                self.nodes += self.searcher.nodes
-                if not self.stop_event.is_set() and fen in engine.warm_fens:
-                    engine.warm_fens.remove(fen)     # done: a resumed warm-up skips it
+            self.nodes = warm_up_search(self.searcher, warm_fens,
+                                        NoDeadline(self.stop_event.is_set), done)
         except Exception as exc:
             # never on stdout: the GUI did not ask for this search
             _print_exception("warm-up failed", exc)

@@ -34,8 +34,7 @@ import threading
 import time
 from multiprocessing import shared_memory
 
-from engine.position import Position
-from engine.search import Searcher, BENCH_POSITIONS, line_score
+from engine.search import Searcher, BENCH_POSITIONS, WARM_UP, WARM_UP_HASH_MB, line_score, warm_up
 from engine.timeman import Limits
 from engine.tt import SharedTranspositionTable, entry_count, new_table
 from engine.tunables import apply_overrides
@@ -57,11 +56,6 @@ QUIT_WAIT_SECONDS = 1.0     # how long close() gives a helper to exit before kil
 # Not yet measured on its own; with it and depth skipping on, Threads 2 scored +61 +/- 35
 # Elo against Threads 1 (200 games at 10 s + 0.1 s, one game at a time).
 USE_VOTE = True
-# PyPy's JIT compiles a helper's search while it waits for its first search, as the
-# main process does after each command until its first search (engine.WARM_UP).
-WARM_UP = sys.implementation.name == "pypy"
-WARM_UP_NODES = 2500            # per bench position
-WARM_UP_HASH_MB = 1
 # Stockfish 8's Lazy SMP: helper i (from 0) leaves out depth d when
 # ((d + game ply + SKIP_PHASE[i % 20]) // SKIP_SIZE[i % 20]) is odd.
 SKIP_SIZE = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4)
@@ -431,17 +425,12 @@ class _WarmUpClock:
 
 def _warm_up(searcher, inbox):
     """PyPy: compile the search while idle (as engine.WarmUpJob does for the main
-    process), on a table of its own; the first command from the main process ends it."""
+    process, and as long as it waits for its first search), on a table of its own; the
+    first command from the main process ends it."""
     table = searcher.tt
     searcher.set_table(new_table(WARM_UP_HASH_MB))
-    clock = _WarmUpClock(inbox)
     try:
-        for fen in BENCH_POSITIONS:
-            if clock.hard_expired():
-                break
-            limits = Limits()
-            limits.nodes = WARM_UP_NODES
-            searcher.search(Position(fen), limits, clock)
+        warm_up(searcher, BENCH_POSITIONS, _WarmUpClock(inbox))
     finally:
         searcher.set_table(table)
         searcher.orderer.clear()

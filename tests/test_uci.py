@@ -1670,7 +1670,7 @@ def endless_warm_up(monkeypatch):
     """Warm-up on under any interpreter, and long enough to be running when tested."""
     import engine.engine
     monkeypatch.setattr(engine.engine, "WARM_UP", True)
-    monkeypatch.setattr(engine.engine, "WARM_UP_NODES", 10 ** 9)
+    monkeypatch.setattr(engine.search, "WARM_UP_NODES", 10 ** 9)
 
 
 def test_warm_up_is_silent_leaves_the_searcher_alone_and_ends_for_a_go(endless_warm_up):
@@ -1746,7 +1746,7 @@ def test_warm_up_resumes_where_it_stopped_until_the_first_search(monkeypatch):
     import engine.engine
     from engine.engine import Engine
     monkeypatch.setattr(engine.engine, "WARM_UP", True)
-    monkeypatch.setattr(engine.engine, "WARM_UP_NODES", 200)
+    monkeypatch.setattr(engine.search, "WARM_UP_NODES", 200)
     eng = Engine(hash_mb=1)
     total = len(eng.warm_fens)
     assert total == len(engine.engine.BENCH_POSITIONS)
@@ -1756,7 +1756,7 @@ def test_warm_up_resumes_where_it_stopped_until_the_first_search(monkeypatch):
     assert not eng.warm_up()                    # all warmed: nothing to resume
     # interrupted at once, it keeps what it did not finish and a later call resumes it
     eng = Engine(hash_mb=1)
-    monkeypatch.setattr(engine.engine, "WARM_UP_NODES", 10 ** 9)
+    monkeypatch.setattr(engine.search, "WARM_UP_NODES", 10 ** 9)
     assert eng.warm_up()
     time.sleep(0.2)
     eng.end_warm_up()
