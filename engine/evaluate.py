@@ -50,27 +50,7 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
 
 # --- Weights ----------------------------------------------------------------------------
 # The values are engine/weights.py's (scripts/tune.py writes it).  What each term bought in
-# an A/B match of it on against off (scripts/match.py, 2moves_v1 openings with both
-# colours; Elo with its 95% interval, details in docs/measurements.md):
-#   mobility                          +24 +/- 44, 200 games at 1,000 nodes
-#   mobility by number of squares     +28 +/- 28 (pairs), 400 games at 10,000 nodes (tables, refit)
-#   passed pawns with king distance   +52 +/- 44, 200 games at 1,000 nodes
-#   caught passers (pawn endings)     +19 +/- 19 (pairs), 200 games from Stockfish-scored pawn endings at 10,000 nodes
-#   isolated, doubled and backward    +30 +/- 44, 200 games at 1,000 nodes
-#   king attack and shield            +32 +/- 55, 120 games at 10,000 nodes (noise at 1,000, 3,000)
-#   bishop pair                       +26 +/- 44, 200 games at 1,000 nodes
-#   threats                           +28 +/- 39 (pairs), 200 games at 10,000 nodes
-#   safe checks (with a refit)        +38 +/- 27 (pairs), 400 games at 10,000 nodes
-#   blocked passers and push threats  +23 +/- 37 (pairs), 200 games at 10,000 nodes (with a refit)
-#   passers with a safe stop square   +38 +/- 40 (pairs), 200 games at 10,000 nodes (with a refit)
-#   connected pawns (with a refit)    +37 +/- 37 (pairs), 200 games at 10,000 nodes
-#   outposts (hand-set 30:20, 15:10)  +25 +/- 29 (pairs), 363 games at 10,000 nodes
-#   mop-up                            +92 +/- 54, 100 games from KRK/KQK/KBNK starts at 3,000 nodes
-#   rooks on (semi-)open files        +0 +/- 51, 120 games at 10,000 nodes (hand-set 25:10, 12:6)
-#   tempo                             +6 +/- 53, 120 games at 10,000 nodes (hand-set 15:5)
-# (both were weighted 0 until the fit gave them small values); the fitted weights of all
-# but material, piece-square tables, mop-up and caught passers against the hand-set ones:
-# +23.5 +/- 29.4 (pairs), 400 games at 10,000 nodes
+# an A/B match of it on against off: docs/measurements.md, "Evaluation" (per-term summary).
 PHASE_WEIGHTS = {KNIGHT: 1, BISHOP: 1, ROOK: 2, QUEEN: 4}    # evaluate(), game_phase() inline these
 MAX_PHASE = 24
 

@@ -22,26 +22,17 @@ try:
 except ImportError:         # CPython (or a PyPy without its JIT)
     _dont_trace_here = _set_param = None
 
-# A guard that fails sends the search back to the interpreter (through PyPy's blackhole
-# interpreter, which rebuilds the frames) until it has failed trace_eagerness times; only
-# then is a bridge compiled for it.  The search has thousands of branches taken now and
-# then, so at PyPy's default of 200 a warm bench still resumed from a guard about once a
-# node.  TRACE_EAGERNESS takes effect once the process has searched EAGER_AFTER_NODES nodes
-# (the background warm-up counts); 0 nodes leaves PyPy's default.  It is off: 20 after
-# 200,000 nodes gives a fresh process 1.53x fewer nodes over its first game (120 plies at
-# 250 ms a move: bench_compare.py --game 120, median of three rounds), and from 3,000,000
-# nodes it gained nothing over the next four such games.  Only a search that repeats itself
-# pays for it: forty in-process benches took 80 s against 93 s, behind for the first fifteen.
+# A guard that fails sends the search back to the interpreter until it has failed
+# trace_eagerness times; only then is a bridge compiled for it.  TRACE_EAGERNESS takes
+# effect once the process has searched EAGER_AFTER_NODES nodes (0: never, PyPy's default
+# of 200 stays).  Off: 20 after 200,000 nodes gave a fresh process's first game 1.53x fewer
+# nodes (docs/measurements.md, "Speed", sessions 45-46).
 TRACE_EAGERNESS = 20
 EAGER_AFTER_NODES = 0
-# While tracing, PyPy inlines a called function into the trace unless that function is
-# already on the trace's stack this many times; its default, 7, unrolls a recursion seven
-# levels deep.  The search recurses through long functions, and at -1 (nothing is inlined,
-# each function is traced on its own: the usual advice for recursive code under PyPy) it
-# runs much faster than at the default (bench_compare.py): UCI `bench`, the sixth in a
-# process, 1.19x (benches 3-6 1.24x +/- 0.02), the first bench 1.4x, the first `go movetime
-# 1000` 1.54x, a fresh process's first game at 250 ms a move 1.30x the nodes; 1 and 2
-# reach 0.77x and 0.79x of -1's warm bench, `inlining=0` 0.82x.
+# While tracing, PyPy inlines a called function into the trace unless it is already on the
+# trace's stack this many times (default 7: a recursion unrolled seven deep).  At -1 each
+# function is traced on its own, the usual advice for recursive code: warm `bench` 1.19x,
+# the first `go movetime 1000` 1.54x against 7 (docs/measurements.md, "Speed").
 MAX_UNROLL_RECURSION = -1
 # BASILISK_JIT overrides the three above at import (``EAGER_AFTER_NODES=200000``,
 # ``MAX_UNROLL_RECURSION=7`` for PyPy's default)
