@@ -105,6 +105,7 @@ class Output:
         self.text = stream
         self.lock = threading.Lock()
         self.log_file = None
+        self.log_path = ""              # the file log_file writes to
         self.broken = False
 
     def write_lines(self, lines):
@@ -134,16 +135,17 @@ class Output:
             pass
 
     def set_log(self, path):
-        """Copy everything to the file at path from now on (appending); '' or None: stop."""
+        """Copy everything to the file at path from now on (appending); '' or None: stop.
+        A file that cannot be opened raises OSError and leaves the current log as it was."""
+        new_file = open(path, "a", encoding="utf-8") if path else None
         with self.lock:
             if self.log_file is not None:
                 try:
                     self.log_file.close()
                 except OSError:
                     pass
-                self.log_file = None
-            if path:
-                self.log_file = open(path, "a", encoding="utf-8")
+            self.log_file = new_file
+            self.log_path = path or ""
 
     def log_input(self, line):
         self.log_lines("<< ", [line.rstrip("\r\n")])

@@ -579,9 +579,12 @@ class UciSession:
     def set_debug_log_file(self, path):
         try:
             self.out.set_log(path)
-        except OSError as exc:
-            self.options.debug_log_file = ""
-            raise UciError("cannot open debug log file %s: %s" % (_quote(path), exc.strerror))
+        except (OSError, ValueError) as exc:    # the log before, if any, goes on
+            self.options.debug_log_file = self.out.log_path
+            raise UciError("cannot open debug log file %s: %s (%s)" % (
+                _quote(path), getattr(exc, "strerror", None) or exc,
+                "still logging to %s" % _quote(self.out.log_path) if self.out.log_path
+                else "no log"))
 
     def set_own_book(self, _on):
         """OwnBook or Book File changed: the book is loaded while OwnBook is on, and

@@ -286,13 +286,19 @@ def test_report_fields():
 
 
 # ---------------------------------------------------------------------- SEE
-@pytest.mark.parametrize("fen, uci, value", [
-    ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", 100),       # free pawn
-    ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5", -220),  # N for P
-    ("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", 100),
-    ("4k3/8/2p5/3p4/4P3/8/8/3QK3 w - - 0 1", "d1d5", 100 - 950 + 100),   # QxP PxQ PxP
+@pytest.mark.parametrize("fen, uci, gains", [
+    ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", "P"),       # free pawn
+    ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5", "P-N"),  # N for P
+    ("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", "P"),
+    ("4k3/8/2p5/3p4/4P3/8/8/3QK3 w - - 0 1", "d1d5", "P-Q+P"),        # QxP PxQ PxP
 ])
-def test_see(fen, uci, value):
+def test_see(fen, uci, gains):
+    """SEE against the exchange written out in the search's own piece values."""
+    from engine.ordering import SEE_VALUE
+    from engine.types import PAWN, KNIGHT, QUEEN
+    worth = {"P": SEE_VALUE[PAWN], "N": SEE_VALUE[KNIGHT], "Q": SEE_VALUE[QUEEN]}
+    value = sum(worth[gains[i]] * (-1 if i and gains[i - 1] == "-" else 1)
+                for i in range(0, len(gains), 2))
     pos = Position(fen)
     move = next(m for m in generate_moves(pos) if move_to_uci(m) == uci)
     assert see(pos, move) == value
