@@ -1132,6 +1132,26 @@ def test_a_go_right_after_stop_speaks_after_the_old_search_ends(uci):
     assert "not a number" in lines[0], lines
 
 
+def test_clear_hash_and_ucinewgame_forget_what_was_searched(uci):
+    """A second search of a position profits from the first (fewer nodes); after `Clear
+    Hash` or `ucinewgame` the same search costs exactly what it cost the first time."""
+    fen = "r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQ1RK1 w - - 0 8"
+
+    def nodes():
+        uci.send("position fen " + fen)
+        uci.send("go depth 6")
+        _, _, infos = uci.bestmove()
+        return parse_info([i for i in infos if i.startswith("info depth")][-1])["nodes"]
+
+    first = nodes()
+    assert nodes() < first
+    uci.send("setoption name Clear Hash")
+    assert nodes() == first
+    assert nodes() < first
+    uci.send("ucinewgame")
+    assert nodes() == first
+
+
 def test_debug_log_file(uci, tmp_path):
     log = tmp_path / "basilisk.log"
     uci.send("setoption name Debug Log File value %s" % log)
