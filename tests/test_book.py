@@ -2,13 +2,16 @@
 book, weighted choice, bad files, and OwnBook / Book File / Book Best Move through real
 `python -m engine` sessions and through python-chess's `chess.engine`."""
 
+import io
 import math
+import os
 import random
+import shutil
 import struct
 
 import pytest
 
-chess = pytest.importorskip("chess")
+import chess  # noqa: E402  (the oracle: missing, the run must fail, not skip)
 import chess.engine  # noqa: E402
 import chess.polyglot  # noqa: E402
 
@@ -16,8 +19,8 @@ from conftest import data_file  # noqa: E402
 from engine.book import Book, BookError, polyglot_key  # noqa: E402
 from engine.notation import move_to_uci, parse_uci_move  # noqa: E402
 from engine.position import Position  # noqa: E402
-from test_uci import (Session, assert_legal, basilisk, errors, load_frc_positions,  # noqa: E402,F401
-                      protocol_problems)
+from test_uci import (REPO, Session, assert_legal, basilisk, errors,  # noqa: E402,F401
+                      load_frc_positions, protocol_problems)
 
 BOOK = data_file("books", "8moves_v3.bin")
 OPENINGS = data_file("openings", "8moves_v3.pgn")
@@ -275,6 +278,45 @@ def test_a_whole_book_prefix_is_still_a_book(tmp_path):
     assert len(Book(str(path))) == 1000
 
 
+def test_a_book_over_max_book_bytes_is_refused_and_leaves_no_book(monkeypatch, tmp_path):
+    """engine.book.MAX_BOOK_BYTES (lowered here to the repository book's size): a file of
+    that size is a book, one byte more is refused with a clear error naming the file and
+    both sizes; through the UCI, the book set before is dropped (engine.Engine.set_book:
+    no book after an error) and `go` searches, without a book move."""
+    import engine.book as book_module
+    from engine.uci import UciSession
+    size = BOOK.stat().st_size
+    bigger = tmp_path / "bigger.bin"
+    bigger.write_bytes(BOOK.read_bytes() + BOOK.read_bytes()[-16:])      # one entry more
+    monkeypatch.setattr(book_module, "MAX_BOOK_BYTES", size)
+    assert len(Book(str(BOOK))) == size // 16                   # at the limit: a book
+    with pytest.raises(BookError) as info:
+        Book(str(bigger))
+    message = str(info.value)
+    assert "too big" in message and str(bigger) in message, message
+    assert "%d bytes" % (size + 16) in message and "at most %d" % size in message, message
+
+    out = io.StringIO()
+    session = UciSession(out=out)
+    session.loader.start()
+    for line in ("setoption name OwnBook value true", "setoption name Book File value %s" % BOOK):
+        session.handle_line(line)
+    assert session.engine.book is not None and errors(out.getvalue().splitlines()) == []
+    mark = len(out.getvalue())
+    session.handle_line("setoption name Book File value %s" % bigger)
+    lines = out.getvalue()[mark:].splitlines()
+    assert len(lines) == 1 and errors(lines) == lines, lines
+    assert "too big" in lines[0] and "playing without a book" in lines[0], lines
+    assert session.engine.book is None
+    mark = len(out.getvalue())
+    for line in ("position startpos", "go depth 1"):
+        session.handle_line(line)
+    assert session.engine.wait_idle(30)
+    lines = out.getvalue()[mark:].splitlines()
+    assert lines[-1].startswith("bestmove ") and not book_info(lines) and searched(lines), lines
+    assert_legal(chess.STARTING_FEN, lines[-1].split()[1])
+
+
 # ---------------------------------------------------------------------- through the UCI loop
 def book_info(lines):
     return [line for line in lines if line.startswith("info string book move ")]
@@ -472,6 +514,62 @@ def test_book_load_does_not_delay_readyok():
     s.close()
     print("\nreadyok after loading the book: best %.0f ms" % (min(times) * 1000))
     assert min(times) < 0.2         # a few ms on CPython and PyPy; seconds if read badly
+
+
+def engine_env(**extra):
+    """The environment for an engine started outside the repository: this checkout's
+    engine package first on the path (whatever is installed), and ``extra``."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    env.update(extra)
+    return env
+
+
+def first_move_with_book_file(cwd, book_file, env):
+    """(move, lines before bestmove) of a `go` from the start position, in an engine
+    started in ``cwd`` with OwnBook on and Book File ``book_file``."""
+    session = Session(cwd=cwd, env=env)
+    try:
+        session.send("uci")
+        session.expect("uciok")
+        session.send("setoption name OwnBook value true")
+        session.send("setoption name Book File value " + book_file)
+        assert errors(session.sync()) == [], book_file
+        session.send("position startpos")
+        session.send("go depth 1")
+        move, ponder, lines = session.bestmove()
+        assert errors(session.transcript) == [], session.transcript
+    finally:
+        session.close()
+    return move, lines
+
+
+def assert_book_move(move, lines, oracle):
+    info = book_info(lines)
+    assert len(info) == 1 and info[0].startswith("info string book move %s " % move), lines
+    assert not searched(lines), lines
+    assert move in [entry.move.uci() for entry in oracle.find_all(chess.Board())]
+
+
+def test_a_relative_book_file_is_found_in_the_repository(tmp_path, oracle):
+    """A GUI starts the engine in a folder of its own: a relative Book File that is not
+    there is looked up in the repository (engine.uci.resolve_path)."""
+    relative = "data/books/8moves_v3.bin"
+    assert not (tmp_path / relative).exists() and (REPO / relative).exists()
+    move, lines = first_move_with_book_file(tmp_path, relative, engine_env())
+    assert_book_move(move, lines, oracle)
+
+
+def test_a_book_file_under_home_is_found(tmp_path, oracle):
+    """`~/...` is the home folder's (HOME, a temporary folder here holding a copy of the
+    book under a name the repository does not have)."""
+    home = tmp_path / "home"
+    (home / "books").mkdir(parents=True)
+    shutil.copyfile(BOOK, home / "books" / "my-book.bin")
+    work = tmp_path / "work"
+    work.mkdir()
+    move, lines = first_move_with_book_file(work, "~/books/my-book.bin", engine_env(HOME=str(home)))
+    assert_book_move(move, lines, oracle)
 
 
 # ---------------------------------------------------------------------- python-chess as client

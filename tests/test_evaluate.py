@@ -151,15 +151,28 @@ def test_rule_of_the_square_by_hand():
     assert evaluate_module.passer_caught(sq("e6"), WHITE, sq("d6"), sq("g8"), True)
 
 
+# Measured: with every position where the lone king takes the pawn at once left out, the
+# rule of the square and the bitbase disagree on 44 positions for each colour, all of the
+# one kind asserted below (the pawn side to move, its pawn on its 2nd or 3rd rank: the rule
+# says caught, but the own king, 4+ steps away, comes back in time to win).  44 is a bound,
+# not a target: fewer is fine, more (or another kind) is a rule of the square gone wrong.
+SQUARE_LATE_KING_WINS = 44
+
+
 @pytest.mark.parametrize("color", [WHITE, BLACK])
 def test_rule_of_the_square_agrees_with_the_kpk_bitbase(color):
     """With the pawn's own king far away in a corner (4+ steps from the pawn), a K+P v K
-    position is a draw exactly when the enemy king catches the pawn, bar a few positions
-    where the lone king takes the pawn at once or its path is blocked: the bitbase (solved
-    by retrograde analysis, engine.kpk) is the independent oracle."""
+    position is a draw exactly when the enemy king catches the pawn, bar two kinds of
+    position: the lone king, to move, stands next to the (unguarded) pawn and takes it at
+    once (always a draw, whatever the square says: left out, and checked to be draws); and
+    the pawn side, to move with its pawn still on its 2nd or 3rd rank, brings its king back
+    in time, so the pawn is "caught" yet wins (at most SQUARE_LATE_KING_WINS of them).  The
+    bitbase (solved by retrograde analysis, engine.kpk) is the independent oracle."""
     from engine.kpk import kpk_probe
     distance = evaluate_module.DISTANCE
-    agree = total = 0
+    flip = 0 if color == WHITE else 56
+    agree = total = takes_at_once = 0
+    late_king_wins = []
     for own_king in ((0, 7) if color == WHITE else (56, 63)):
         for pawn in range(8, 56):
             if distance[own_king][pawn] < 4:
@@ -176,11 +189,22 @@ def test_rule_of_the_square_agrees_with_the_kpk_bitbase(color):
                     if not board.is_valid():
                         continue
                     won = kpk_probe(own_king, pawn, enemy_king, strong_to_move, color)
+                    if not strong_to_move and distance[enemy_king][pawn] == 1:
+                        assert not won, board.fen()     # the pawn is taken: a draw
+                        takes_at_once += 1
+                        continue
                     caught = evaluate_module.passer_caught(pawn, color, own_king, enemy_king,
                                                            not strong_to_move)
                     total += 1
-                    agree += won != caught
-    assert total > 8000 and agree / total > 0.98, (agree, total)
+                    if won != caught:
+                        agree += 1
+                    else:
+                        late_king_wins.append(board.fen())
+                        assert won and strong_to_move and (pawn ^ flip) >> 3 in (1, 2), \
+                            (board.fen(), won, caught)
+    assert total > 7500 and takes_at_once > 400, (total, takes_at_once)
+    assert len(late_king_wins) <= SQUARE_LATE_KING_WINS, late_king_wins
+    assert agree == total - len(late_king_wins)
 
 
 def test_caught_passers_are_scored_the_same_on_both_paths():
@@ -375,6 +399,7 @@ def test_reference_catches_a_wrong_fast_path_table(bug, monkeypatch):
 
 
 def test_terms_sum_to_blended_score():
+    unscaled = scaled = 0               # positions that reached the scale checks
     for fen in POSITIONS[:100]:
         pos = Position(fen)
         t = evaluate_terms(pos)
@@ -387,11 +412,15 @@ def test_terms_sum_to_blended_score():
             continue                    # the endgame rules' exact score replaces the sum
         if t["scale"] == 64:
             assert t["total"] == t["blended"]
+            unscaled += 1
         else:
             assert abs(t["total"]) <= abs(t["blended"])
+            scaled += 1
+    # measured 95 + 4 of the 100 (one is a known result): both checks really ran
+    assert unscaled + scaled >= 90 and scaled >= 1, (unscaled, scaled)
 
 
-def test_known_endgames_replace_the_evaluation():
+def test_known_endgames_replace_the_evaluation(monkeypatch):
     """A KPK draw scores 0 and a KPK win clearly more than the pawn, on both paths; with
     the rules off (ENDGAME_MAX_PHASE=-1) the same positions get the ordinary sum."""
     import engine.evaluate as ev
@@ -403,12 +432,12 @@ def test_known_endgames_replace_the_evaluation():
         assert evaluate_terms(draw)["known result"] == "exact"
         assert evaluate(win) < -300          # black to move, white wins
         assert evaluate_terms(win)["total"] == -evaluate(win)
-        ev.ENDGAME_MAX_PHASE = -1
+        monkeypatch.setattr(ev, "ENDGAME_MAX_PHASE", -1)     # undone after the test
         clear_cache()
         assert evaluate(draw) > 50 and "known result" not in evaluate_terms(draw)
     finally:
-        ev.ENDGAME_MAX_PHASE = 2
-        clear_cache()
+        monkeypatch.undo()
+        clear_cache()       # no score cached with the rules off outlives the test
 
 
 def test_phase_counts_non_pawn_material():

@@ -22,7 +22,7 @@ from engine.skill import SkillPlan, pick_index, strength_level
 from engine.timeman import Limits, plan_search
 from engine.uci import UciSession
 
-chess = pytest.importorskip("chess")
+import chess  # noqa: E402  (the oracle: missing, the run must fail, not skip)
 import chess.engine  # noqa: E402
 
 from test_uci import ProtocolProblems  # noqa: E402  (python-chess's warnings about an engine)
@@ -137,6 +137,59 @@ def test_options_off_leave_the_search_untouched():
     assert lines[-1].split()[1] == move_to_uci(bare_best)
 
 
+def test_strength_options_weaken_go_through_the_uci():
+    """The options reach the search through the UCI: `go depth 8` at Skill Level 0, and at
+    UCI_LimitStrength + UCI_Elo 800 (which wins over Skill Level 20), searches no deeper
+    and no more nodes than the level's SkillPlan allows (from the start position the node
+    budget is what binds, in a K+P v K ending the depth cap); with a clock the level still
+    thinks its pause; set back to full strength, the same `go depth 8` reaches depth 8."""
+    out = io.StringIO()
+    session = UciSession(out=out)
+    session.loader.start()
+
+    def go(*commands, position="startpos", go_line="go depth 8"):
+        """(output lines, deepest info depth, nodes searched, seconds) of one `go`."""
+        mark = len(out.getvalue())
+        started = time.perf_counter()
+        for line in commands + ("position " + position, go_line):
+            session.handle_line(line)
+        assert session.engine.wait_idle(60)
+        seconds = time.perf_counter() - started
+        lines = out.getvalue()[mark:].splitlines()
+        infos = [line for line in lines if line.startswith("info depth ")]
+        assert infos and lines[-1].startswith("bestmove "), lines
+        fen = chess.STARTING_FEN if position == "startpos" else position[len("fen "):]
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board(fen).legal_moves, lines
+        return lines, max(int(line.split()[2]) for line in infos), session.engine.searcher.nodes, seconds
+
+    session.handle_line("debug on")
+    for commands, level in (
+            (("setoption name Skill Level value 0",), strength_level(False, 1500, 0)),
+            (("setoption name Skill Level value 20", "setoption name UCI_LimitStrength value true",
+              "setoption name UCI_Elo value 800"), strength_level(True, 800, 20))):
+        plan = SkillPlan(level)
+        assert plan.depth < 8
+        for position in ("startpos", "fen 8/8/8/4k3/8/8/4PK2/8 w - - 0 1"):
+            lines, depth, nodes, _ = go(*commands, position=position)
+            commands = ()
+            assert "info string strength level %.1f" % level in lines, lines
+            # the node limit is exact, and one ply of these positions fits in the budget
+            # many times over (no second search of a cut first ply)
+            assert depth <= plan.depth and nodes <= plan.nodes, (position, level, depth, nodes)
+    # with a clock: still the level's depth, and at least its think pause (a lower bound
+    # on wall time: a loaded machine only makes it longer)
+    lines, depth, _, seconds = go("setoption name UCI_LimitStrength value false",
+                                  "setoption name Skill Level value 0",
+                                  go_line="go wtime 10000 btime 10000")
+    plan = SkillPlan(0)
+    soft_ms = float(re.search(r"soft (\d+) ms", "\n".join(lines)).group(1))
+    assert depth <= plan.depth
+    assert seconds * 1000 >= plan.think_ms(soft_ms) - 1, (seconds, soft_ms)
+    # back to full strength: the depth asked for, and no level
+    lines, depth, _, _ = go("setoption name Skill Level value 20")
+    assert depth == 8 and not any("strength level" in line for line in lines), lines
+
+
 # ---------------------------------------------------------------------- weakened searches
 def test_levels_give_legal_moves_and_fewer_nodes_lower_down():
     engine = Engine(hash_mb=4)
@@ -172,7 +225,49 @@ def test_the_weakened_choice_is_seeded_deterministic():
         engine = Engine(hash_mb=4)
         engine.skill_rng.seed(seed)
         return [run_go(engine, fen, strength=2)[0] for fen in FENS for _ in range(2)]
-    assert moves(11) == moves(11)
+    first = moves(11)
+    assert first == moves(11)
+    assert any(moves(seed) != first for seed in (12, 13, 14))     # the seed matters
+
+
+def complete_candidates(infos, count):
+    """{multipv: first move} of the deepest iteration that reported all ``count`` exact
+    lines (what a weak level chooses among; the GUI asked for all of them)."""
+    by_depth = {}
+    for info in infos:
+        if info.get("bound") or info.get("final") or not info.get("pv"):
+            continue
+        by_depth.setdefault(info["depth"], {})[info["multipv"]] = info["pv"][0]
+    complete = [depth for depth, lines in by_depth.items() if len(lines) == count]
+    assert complete, infos
+    return by_depth[max(complete)]
+
+
+def test_a_weak_level_plays_other_moves_than_the_best_among_its_candidates():
+    """Level 0 over the positions and a few seeds: each move is legal and one of the
+    candidate lines of its last complete iteration, and some are not the best of them
+    nor the full-strength best at the level's depth (an engine that never randomised,
+    always playing its search's best, fails this)."""
+    plan = SkillPlan(0)
+    engine = Engine(hash_mb=4)
+    chosen = other_than_best = other_than_full = 0
+    for fen in FENS:
+        count = min(skill.MULTIPV, len(generate_moves(Position(fen))))
+        engine.new_game()
+        full_best = run_go(engine, fen, depth=plan.depth)[0]
+        for seed in range(4):
+            engine.new_game()
+            engine.skill_rng.seed(seed)
+            best, ponder, infos, _ = run_go(engine, fen, strength=0, multipv=count)
+            assert_legal(fen, best, ponder)
+            candidates = complete_candidates(infos, count)
+            assert best in candidates.values(), (fen, seed, best, candidates)
+            chosen += 1
+            other_than_best += best != candidates[1]
+            other_than_full += best != full_best
+    print("\nlevel 0: %d of %d moves not the best candidate, %d not the full-strength best"
+          % (other_than_best, chosen, other_than_full))
+    assert other_than_best >= 3 and other_than_full >= 3
 
 
 def test_multipv_shows_the_lines_asked_for():

@@ -404,8 +404,10 @@ def test_scored_lines_blend_result_and_score(tmp_path):
     assert len(records) == 300 and all(r[2] is not None for r in records)
     k, _ = tune.fit_score_k(records)
     assert 0.5 < k < 1.2, k
-    samples, _ = tune.build_samples(records[:20], lam=0.25, score_k=k)
+    samples, dropped = tune.build_samples(records[:20], lam=0.25, score_k=k)
     extracted = [r for r in records[:20] if tune.extract(Position(r[0])) is not None]
+    # zip below must pair every sample with its record: same count, and not none
+    assert len(samples) == len(extracted) == 20 - dropped > 0, (len(samples), len(extracted))
     for sample, (_, result, cp) in zip(samples, extracted):
         assert sample.result == pytest.approx(0.25 * result + 0.75 * tune.expected_result(cp, k))
 
