@@ -616,7 +616,11 @@ class SearchJob(Job):
         line = picker.choose(self.engine.skill_rng)
         if line is not None:
             if shown == 1 and line is not picker.complete[0]:
-                self.report(dict(line, multipv=1))
+                # the line played, shown last, with what the whole search cost
+                elapsed = max(self.timeman.elapsed_ms(), 1.0)
+                nodes = self.searcher.nodes
+                self.report(dict(line, multipv=1, nodes=nodes, time=int(elapsed),
+                                 nps=int(nodes * 1000 / elapsed)))
             pv = line["pv"]
             best, ponder = pv[0], (pv[1] if len(pv) > 1 else 0)
         self.think_pause(plan)
