@@ -34,7 +34,7 @@ from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_
 from engine.position import Position
 from engine.tt import new_table, SharedTranspositionTable, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
 from engine.tunables import apply_overrides
-from engine.types import (VALUE_MATE, VALUE_INFINITE, VALUE_NONE, MAX_PLY,
+from engine.types import (VALUE_MATE, VALUE_INFINITE, VALUE_NONE, MAX_PLY, MAX_DEPTH,
                           VALUE_MATE_IN_MAX_PLY, PAWN, KING, SQ_MASK, TO_SHIFT, FLAG_SHIFT,
                           DOUBLE_PUSH, MOVE_CAPTURE, MOVE_PROMOTION, MOVE_CAPTURE_OR_PROMOTION)
 
@@ -289,7 +289,7 @@ class Searcher:
 
         best, ponder = root_moves[0], 0
         lines = []
-        max_depth = min(limits.depth or MAX_PLY, MAX_PLY - 8)
+        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
         scale_soft = getattr(timeman, "scale_soft", None)
         has_deadline = getattr(timeman, "has_deadline", lambda: True)
         best_changes = 0.0

@@ -25,13 +25,14 @@ book while the game is in it (``UciSession.book_reply`` says when).
 
 import math
 import os
+import signal
 import sys
 import threading
 
 from engine import __version__
 from engine.streams import Output, start_reader
 from engine.timeman import Limits, plan_search
-from engine.types import MAX_PLY, PIECE_SYMBOLS, SQUARE_NAMES
+from engine.types import MAX_DEPTH, MAX_PLY, PIECE_SYMBOLS, SQUARE_NAMES
 
 ENGINE_NAME = "Basilisk"
 ENGINE_AUTHOR = "the Basilisk developers"
@@ -717,9 +718,10 @@ class UciSession:
 
     def check_go_number(self, key, value):
         if key in ("depth", "perft"):
-            if value < 1 or value > MAX_PLY:
-                clamped = min(max(value, 1), MAX_PLY)
-                self.error("go %s %d is outside 1..%d, using %d" % (key, value, MAX_PLY, clamped))
+            most = MAX_DEPTH if key == "depth" else MAX_PLY
+            if value < 1 or value > most:
+                clamped = min(max(value, 1), most)
+                self.error("go %s %d is outside 1..%d, using %d" % (key, value, most, clamped))
                 value = clamped
         elif key == "nodes" and value < 1:
             self.error("go nodes %d is below 1, using 1" % value)
@@ -915,11 +917,20 @@ class UciSession:
         self.engine.bench(depth, on_done=on_done, progress=sys.stderr)
 
 
+def _terminate(signum, frame):
+    """SIGTERM (a GUI whose `quit` went unanswered, a match runner ending a game): stop as
+    Ctrl-C does, so helper processes and their shared memory end cleanly; a second one
+    kills at once."""
+    signal.signal(signum, signal.SIG_DFL)
+    raise KeyboardInterrupt
+
+
 def main():
     """The UCI loop on stdin/stdout, until `quit` or end of input; the exit status."""
     # hand the interpreter lock over faster (default 5 ms) when the input thread has a
     # command for a busy search thread; without contention this costs nothing
     sys.setswitchinterval(0.001)
+    signal.signal(signal.SIGTERM, _terminate)
     loader = _Loader()
     loader.start()
     session = UciSession(loader=loader)

@@ -1132,6 +1132,25 @@ def test_a_go_right_after_stop_speaks_after_the_old_search_ends(uci):
     assert "not a number" in lines[0], lines
 
 
+def test_go_depth_beyond_the_deepest_iteration_is_clamped_to_it(uci):
+    """`go depth N` above the search's deepest iteration says so and searches to that
+    depth, the one it names (a bare-kings position gets there in a moment)."""
+    from engine.types import MAX_DEPTH
+    uci.send("position fen 8/8/4k3/8/8/4K3/8/8 w - - 0 1")
+    for asked in (MAX_DEPTH, MAX_DEPTH + 5, 100000):
+        uci.send("go depth %d" % asked)
+        move, _, lines = uci.bestmove()
+        said = errors(lines)
+        if asked == MAX_DEPTH:
+            assert said == []
+        else:
+            assert said == ["info string error: go depth %d is outside 1..%d, using %d"
+                            % (asked, MAX_DEPTH, MAX_DEPTH)], said
+        depths = [parse_info(line)["depth"] for line in lines if line.startswith("info depth")]
+        assert max(depths) == MAX_DEPTH
+        assert_legal("8/8/4k3/8/8/4K3/8/8 w - - 0 1", move)
+
+
 def test_clear_hash_and_ucinewgame_forget_what_was_searched(uci):
     """A second search of a position profits from the first (fewer nodes); after `Clear
     Hash` or `ucinewgame` the same search costs exactly what it cost the first time."""
