@@ -609,7 +609,9 @@ class SearchJob(Job):
 
         best, ponder = self.searcher.search(self.pos, plan.limits(self.limits), self.timeman,
                                             report=report, multipv=plan.multipv(shown))
+        spent = 0                   # nodes of a first search cut short (the Searcher counts anew)
         if not picker.complete and not self.timeman.hard_expired():
+            spent = self.searcher.nodes
             best, ponder = self.searcher.search(self.pos, plan.first_ply_limits(self.limits),
                                                 self.timeman, report=report,
                                                 multipv=plan.multipv(shown))
@@ -618,7 +620,7 @@ class SearchJob(Job):
             if shown == 1 and line is not picker.complete[0]:
                 # the line played, shown last, with what the whole search cost
                 elapsed = max(self.timeman.elapsed_ms(), 1.0)
-                nodes = self.searcher.nodes
+                nodes = spent + self.searcher.nodes
                 self.report(dict(line, multipv=1, nodes=nodes, time=int(elapsed),
                                  nps=int(nodes * 1000 / elapsed)))
             pv = line["pv"]
