@@ -166,6 +166,12 @@ EASY_MOVE_SHARE = 0.85
 EASY_MOVE_FACTOR = 0.6
 BOUND_REPORT_AFTER_MS = 1000   # no lowerbound/upperbound reports before this ...
 BOUND_REPORT_EVERY_MS = 300    # ... nor more often than this
+# The JIT warm-up (warm_up(), below): only PyPy needs one, its first search running at a
+# third of its later speed while the JIT compiles; ~2,500 nodes on each bench position get
+# most of that compiling done.
+WARM_UP = sys.implementation.name == "pypy"
+WARM_UP_NODES = 2500            # per bench position
+WARM_UP_HASH_MB = 1
 
 
 apply_overrides(globals(), os.environ.get("BASILISK_SEARCH", ""), "search tunable")
@@ -493,7 +499,7 @@ class Searcher:
         if ((pos.halfmove >= 100 and (not in_check or generate_moves(pos)))
                 or pos.is_repetition_draw(ply) or pos.has_insufficient_material()):
             return 0
-        if ply >= MAX_PLY - 8:
+        if ply >= MAX_DEPTH:           # the last plies are the stacks' margin
             return evaluate(pos)
         if alpha < -VALUE_MATE + ply:
             alpha = -VALUE_MATE + ply
@@ -847,7 +853,7 @@ class Searcher:
             self._check()
         if ply > self.seldepth:
             self.seldepth = ply
-        if ply >= MAX_PLY - 8:
+        if ply >= MAX_DEPTH:           # the last plies are the stacks' margin
             return evaluate(pos)
         key = pos.key
         tt = self.tt
@@ -988,13 +994,6 @@ class NoDeadline:
 
 
 # ---------------------------------------------------------------------- JIT warm-up
-# Only PyPy needs one: its first search runs at a third of its later speed while the JIT
-# compiles; ~2,500 nodes on each bench position get most of that compiling done.
-WARM_UP = sys.implementation.name == "pypy"
-WARM_UP_NODES = 2500            # per bench position
-WARM_UP_HASH_MB = 1
-
-
 def warm_up(searcher, fens, timeman, on_done=None):
     """PyPy's JIT warm-up: search each of ``fens`` for WARM_UP_NODES, until ``timeman``
     expires; ``on_done(fen)`` after each one searched to its node limit.  The nodes searched.

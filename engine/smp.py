@@ -334,13 +334,17 @@ class HelperPool:
         if self.closed:
             return
         self.closed = True
-        self.stop()
-        for index in range(self.helpers):
-            self._end(index)
-        self.control = self.table = None
-        self._release_views()                   # a search still using the table now fails
-        self.shm.close()
-        self.shm.unlink()
+        try:
+            self.stop()
+            for index in range(self.helpers):
+                self._end(index)
+        finally:                                # interrupted or not, the block goes
+            self.control = self.table = None
+            try:
+                self._release_views()           # a search still using the table now fails
+                self.shm.close()
+            finally:
+                self.shm.unlink()
 
 
 def _read_messages(pipe, inbox):
@@ -425,8 +429,8 @@ class _WarmUpClock:
 
 def _warm_up(searcher, inbox):
     """PyPy: compile the search while idle (as engine.WarmUpJob does for the main
-    process, and as long as it waits for its first search), on a table of its own; the
-    first command from the main process ends it."""
+    process), once, on a table of its own; the first message from the main process, of
+    any kind, ends it for good."""
     table = searcher.tt
     searcher.set_table(new_table(WARM_UP_HASH_MB))
     try:

@@ -119,4 +119,4 @@ VALUE_INFINITE = 32001
 VALUE_MATE_IN_MAX_PLY = VALUE_MATE - 1000   # beyond this a score is a mate score
 VALUE_NONE = 32002
 MAX_PLY = 128
-MAX_DEPTH = MAX_PLY - 8       # the deepest iteration (and `go depth`); the plies past it are the search's margin
+MAX_DEPTH = MAX_PLY - 8       # the deepest iteration (`go depth`) and ply; the plies past it are the stacks' margin

@@ -496,10 +496,10 @@ class UciSession:
                     self.error(problem)
                 else:
                     self.handle_line(line)
+                self.loader.go_ahead.set()
             except KeyboardInterrupt:
                 interrupted = True
                 break
-            self.loader.go_ahead.set()
         self.shutdown(interrupted)
 
     def shutdown(self, interrupted=False):
@@ -515,8 +515,10 @@ class UciSession:
                     engine.wait_idle()  # the count's result comes out first
                 except KeyboardInterrupt:
                     engine.stop()
-            if engine.wait_idle(QUIT_JOIN_SECONDS):
-                engine.close()          # helper processes end (they also end with our stdin)
+            if not engine.wait_idle(QUIT_JOIN_SECONDS):
+                return                  # a worker stuck (writing to a full pipe, say) may
+                                        # hold the output lock: main() exits at once
+            engine.close()              # helper processes end (they also end with our stdin)
         self.out.set_log(None)
 
     # -------------------------------------------------------------- commands
@@ -917,12 +919,19 @@ class UciSession:
         self.engine.bench(depth, on_done=on_done, progress=sys.stderr)
 
 
-def _terminate(signum, frame):
-    """SIGTERM (a GUI whose `quit` went unanswered, a match runner ending a game): stop as
-    Ctrl-C does, so helper processes and their shared memory end cleanly; a second one
-    kills at once."""
-    signal.signal(signum, signal.SIG_DFL)
-    raise KeyboardInterrupt
+def _on_sigterm(session):
+    """The SIGTERM handler (a GUI whose `quit` went unanswered, a match runner ending a
+    game): stop as Ctrl-C does, so helper processes and their shared memory end cleanly;
+    once the session is shutting down (after `quit`, say), only stop the search and let
+    the shutdown run on.  A second SIGTERM kills at once."""
+    def terminate(signum, frame):
+        signal.signal(signum, signal.SIG_DFL)
+        if not session.quitting:
+            raise KeyboardInterrupt
+        engine = session.engine
+        if engine is not None:
+            engine.stop()
+    return terminate
 
 
 def main():
@@ -930,11 +939,15 @@ def main():
     # hand the interpreter lock over faster (default 5 ms) when the input thread has a
     # command for a busy search thread; without contention this costs nothing
     sys.setswitchinterval(0.001)
-    signal.signal(signal.SIGTERM, _terminate)
     loader = _Loader()
     loader.start()
     session = UciSession(loader=loader)
+    signal.signal(signal.SIGTERM, _on_sigterm(session))
     session.run()
+    # the session is over: a SIGTERM now (a GUI's, right behind its `quit`) must not kill
+    # the exit under way with status -15 (the interpreter restores the default handler
+    # while it shuts down, but leaves an ignored signal ignored)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if session.engine is not None and not session.engine.wait_idle(0):
         # a search that would not stop must not hold the process
         try:
