@@ -105,7 +105,6 @@ class Output:
         self.text = stream
         self.lock = threading.Lock()
         self.log_file = None
-        self.log_path = ""              # the file log_file writes to
         self.broken = False
 
     def write_lines(self, lines):
@@ -145,7 +144,12 @@ class Output:
                 except OSError:
                     pass
             self.log_file = new_file
-            self.log_path = path or ""
+
+    @property
+    def log_path(self):
+        """The file the log goes to ('' when there is none)."""
+        log_file = self.log_file
+        return log_file.name if log_file is not None else ""
 
     def log_input(self, line):
         self.log_lines("<< ", [line.rstrip("\r\n")])
