@@ -516,16 +516,7 @@ def test_book_load_does_not_delay_readyok():
     assert min(times) < 0.2         # a few ms on CPython and PyPy; seconds if read badly
 
 
-def engine_env(**extra):
-    """The environment for an engine started outside the repository: this checkout's
-    engine package first on the path (whatever is installed), and ``extra``."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    env.update(extra)
-    return env
-
-
-def first_move_with_book_file(cwd, book_file, env):
+def first_move_with_book_file(cwd, book_file, env=None):
     """(move, lines before bestmove) of a `go` from the start position, in an engine
     started in ``cwd`` with OwnBook on and Book File ``book_file``."""
     session = Session(cwd=cwd, env=env)
@@ -556,7 +547,7 @@ def test_a_relative_book_file_is_found_in_the_repository(tmp_path, oracle):
     there is looked up in the repository (engine.uci.resolve_path)."""
     relative = "data/books/8moves_v3.bin"
     assert not (tmp_path / relative).exists() and (REPO / relative).exists()
-    move, lines = first_move_with_book_file(tmp_path, relative, engine_env())
+    move, lines = first_move_with_book_file(tmp_path, relative)
     assert_book_move(move, lines, oracle)
 
 
@@ -568,7 +559,8 @@ def test_a_book_file_under_home_is_found(tmp_path, oracle):
     shutil.copyfile(BOOK, home / "books" / "my-book.bin")
     work = tmp_path / "work"
     work.mkdir()
-    move, lines = first_move_with_book_file(work, "~/books/my-book.bin", engine_env(HOME=str(home)))
+    move, lines = first_move_with_book_file(work, "~/books/my-book.bin",
+                                            dict(os.environ, HOME=str(home)))
     assert_book_move(move, lines, oracle)
 
 

@@ -9,12 +9,12 @@ import pytest
 
 from engine.movegen import generate_moves
 from engine.notation import move_to_uci
-from engine.ordering import see, see_ge
+from engine.ordering import SEE_VALUE, see, see_ge
 from engine.position import Position
 from engine.search import Searcher, run_bench, CHECK_INTERVAL, _BenchLimits, NoDeadline
 from engine.timeman import Limits, TimeManager
 from engine.tt import BOUND_LOWER, BOUND_UPPER
-from engine.types import VALUE_INFINITE, VALUE_MATE, VALUE_NONE
+from engine.types import KNIGHT, PAWN, QUEEN, VALUE_INFINITE, VALUE_MATE, VALUE_NONE
 
 
 def run(fen, depth=None, nodes=None, multipv=1, searchmoves=(), movetime=None, searcher=None):
@@ -286,19 +286,16 @@ def test_report_fields():
 
 
 # ---------------------------------------------------------------------- SEE
-@pytest.mark.parametrize("fen, uci, gains", [
-    ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", "P"),       # free pawn
-    ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5", "P-N"),  # N for P
-    ("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", "P"),
-    ("4k3/8/2p5/3p4/4P3/8/8/3QK3 w - - 0 1", "d1d5", "P-Q+P"),        # QxP PxQ PxP
+@pytest.mark.parametrize("fen, uci, exchange", [
+    ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", [PAWN]),      # free pawn
+    ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5", [PAWN, -KNIGHT]),
+    ("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", [PAWN]),
+    ("4k3/8/2p5/3p4/4P3/8/8/3QK3 w - - 0 1", "d1d5", [PAWN, -QUEEN, PAWN]),  # QxP PxQ PxP
 ])
-def test_see(fen, uci, gains):
-    """SEE against the exchange written out in the search's own piece values."""
-    from engine.ordering import SEE_VALUE
-    from engine.types import PAWN, KNIGHT, QUEEN
-    worth = {"P": SEE_VALUE[PAWN], "N": SEE_VALUE[KNIGHT], "Q": SEE_VALUE[QUEEN]}
-    value = sum(worth[gains[i]] * (-1 if i and gains[i - 1] == "-" else 1)
-                for i in range(0, len(gains), 2))
+def test_see(fen, uci, exchange):
+    """SEE against the exchange written out (piece types won, and lost: negative) in the
+    search's own piece values."""
+    value = sum(SEE_VALUE[piece] if piece > 0 else -SEE_VALUE[-piece] for piece in exchange)
     pos = Position(fen)
     move = next(m for m in generate_moves(pos) if move_to_uci(m) == uci)
     assert see(pos, move) == value

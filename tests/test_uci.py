@@ -52,6 +52,11 @@ class Session:
     """A `python -m engine` process with line-level access and timestamps."""
 
     def __init__(self, args=(), env=None, cwd=REPO):
+        if Path(cwd) != REPO:
+            # elsewhere `-m engine` would find only what is installed, perhaps another
+            # checkout: this one's package comes first
+            env = dict(os.environ if env is None else env)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
         self.spawned = time.perf_counter()
         self.proc = subprocess.Popen(ENGINE_CMD + list(args), cwd=str(cwd), env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -102,6 +107,10 @@ class Session:
         except queue.Empty:
             raise AssertionError("no output within %.1f s; transcript tail: %r"
                                  % (timeout, self.transcript[-10:])) from None
+        return self._received(stamp, line)
+
+    def _received(self, stamp, line):
+        """(stamp, line) taken from the queue; a bad line the pump found fails the test."""
         if isinstance(line, Exception):
             self.queue.put((stamp, line))       # every later read fails the same way
             raise AssertionError("bad output line: %s" % line)
@@ -140,12 +149,7 @@ class Session:
                 stamp, line = self.queue.get(timeout=left)
             except queue.Empty:
                 return lines
-            if isinstance(line, Exception):
-                self.queue.put((stamp, line))
-                raise AssertionError("bad output line: %s" % line)
-            if line is None:
-                self.ended = True
-            lines.append(line)
+            lines.append(self._received(stamp, line)[1])
 
     def fen(self):
         self.send("d")
@@ -1187,10 +1191,7 @@ def test_clear_hash_and_ucinewgame_forget_what_was_searched(uci):
     fen = "r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQ1RK1 w - - 0 8"
 
     def nodes():
-        uci.send("position fen " + fen)
-        uci.send("go depth 6")
-        _, _, infos = uci.bestmove()
-        return parse_info([i for i in infos if i.startswith("info depth")][-1])["nodes"]
+        return _last_pv_info(uci, "position fen " + fen, "go depth 6")["nodes"]
 
     first = nodes()
     assert nodes() < first
