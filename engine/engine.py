@@ -584,11 +584,16 @@ class SearchJob(Job):
             return best, ponder
         shown = {key: value for key, value in main.items() if key not in ("score", "mate")}
         shown.update(chosen)
-        shown["nodes"] = self.searcher.nodes
-        shown["time"] = int(self.timeman.elapsed_ms())
-        self.report(shown)
+        self.report_played(shown, self.searcher.nodes)
         pv = chosen["pv"]
         return pv[0], (pv[1] if len(pv) > 1 else 0)
+
+    def report_played(self, line, nodes):
+        """Show ``line``, played though the search ended on another, as the last line, with
+        what the whole search cost (``nodes``)."""
+        elapsed = max(self.timeman.elapsed_ms(), 1.0)
+        self.report(dict(line, multipv=1, nodes=nodes, time=int(elapsed),
+                         nps=int(nodes * 1000 / elapsed)))
 
     def weakened_search(self):
         """The skill level's search and choice: (best, ponder).
@@ -618,11 +623,7 @@ class SearchJob(Job):
         line = picker.choose(self.engine.skill_rng)
         if line is not None:
             if shown == 1 and line is not picker.complete[0]:
-                # the line played, shown last, with what the whole search cost
-                elapsed = max(self.timeman.elapsed_ms(), 1.0)
-                nodes = spent + self.searcher.nodes
-                self.report(dict(line, multipv=1, nodes=nodes, time=int(elapsed),
-                                 nps=int(nodes * 1000 / elapsed)))
+                self.report_played(line, spent + self.searcher.nodes)
             pv = line["pv"]
             best, ponder = pv[0], (pv[1] if len(pv) > 1 else 0)
         self.think_pause(plan)

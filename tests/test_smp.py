@@ -153,9 +153,15 @@ def test_a_helpers_line_is_shown_before_it_is_played():
     job.last_line = main
     Pool.lines = [dict(line(legal[1], 9, 40), seldepth=14)]
     Pool.lines[0]["pv"] = [legal[1]]
+    job.searcher.nodes = 5000               # what the main search spent
     assert job.vote(legal[0], 0, Pool) == (legal[1], 0)
     assert shown[-1]["pv"] == [legal[1]] and shown[-1]["depth"] == 9 and shown[-1]["score"] == 40
     assert "mate" not in shown[-1] and shown[-1]["multipv"] == 1
+    # with the whole search's cost: its nodes, and a rate that agrees with them and the
+    # time (a whole ms, truncated), not the main line's
+    played = shown[-1]
+    assert played["nodes"] == job.searcher.nodes == 5000
+    assert 5000 * 1000 / (played["time"] + 1) <= played["nps"] <= 5000 * 1000 / max(played["time"], 1)
     # an illegal helper move never counts; the main move stands when its line was cut short
     Pool.lines = [dict(line(12345, 20, 500), seldepth=20)]
     assert job.vote(legal[0], 0, Pool) == (legal[0], 0)
