@@ -35,7 +35,7 @@ test-pypy: $(PYPY_STAMP)
 	$(PYPY_VENV)/bin/python -m pytest -q
 
 test-slow: $(STAMP)
-	$(PY) -m pytest -q -m slow
+	$(PY) -m pytest -q -m slow --timeout 7200
 
 bench-perft: $(STAMP)
 	$(PY) scripts/bench_perft.py

@@ -39,6 +39,7 @@ ENGINE_AUTHOR = "the Basilisk developers"
 ERROR_ECHO_CHARS = 60           # how much of a bad token an error message quotes
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUIT_JOIN_SECONDS = 0.5         # how long `quit` waits for a stopped search to end
+TERMINATE_POLL_SECONDS = 0.02   # a count run on after `quit` notices a SIGTERM this often
 READY_WAIT_SECONDS = 5.0        # how long `isready` waits for Threads' helpers to start
 LOADER_HEAD_START_S = 0.25      # the loader waits this long for the first command to be done
 # the commands that end the engine's warm-up before they run (PyPy: it starts, or resumes,
@@ -382,6 +383,7 @@ class UciSession:
         self.book_miss = None           # the pos_source at which the book last had no move
         self.bookless_noted = False     # said once that OwnBook is on with no Book File
         self.quitting = False
+        self.terminated = False         # SIGTERM during shutdown: a count is not waited for
         self.quit_read = threading.Event()  # the input thread has read `quit` or end of input
         self.line_time = None           # perf_counter() when the current command was read
         self.handlers = {
@@ -487,8 +489,8 @@ class UciSession:
         """Read and run commands until `quit` or end of input."""
         lines = start_reader(stdin if stdin is not None else sys.stdin.buffer, self.on_input)
         interrupted = False
-        while not self.quitting:
-            try:
+        try:
+            while not self.quitting:
                 self.line_time, line, problem = lines.get()
                 if line is None:
                     break               # end of input is quit
@@ -497,9 +499,8 @@ class UciSession:
                 else:
                     self.handle_line(line)
                 self.loader.go_ahead.set()
-            except KeyboardInterrupt:
-                interrupted = True
-                break
+        except KeyboardInterrupt:
+            interrupted = True
         self.shutdown(interrupted)
 
     def shutdown(self, interrupted=False):
@@ -512,7 +513,11 @@ class UciSession:
                 engine.stop()
             elif engine.stop_for_quit():
                 try:
-                    engine.wait_idle()  # the count's result comes out first
+                    # the count's result comes out first, unless SIGTERM or Ctrl-C ends it
+                    while not engine.wait_idle(TERMINATE_POLL_SECONDS):
+                        if self.terminated:
+                            engine.stop()
+                            break
                 except KeyboardInterrupt:
                     engine.stop()
             if not engine.wait_idle(QUIT_JOIN_SECONDS):
@@ -928,9 +933,9 @@ def _on_sigterm(session):
         signal.signal(signum, signal.SIG_DFL)
         if not session.quitting:
             raise KeyboardInterrupt
-        engine = session.engine
-        if engine is not None:
-            engine.stop()
+        # no stop from here: the main thread may be inside Job.stop(), holding a lock
+        # that a second stop would wait for forever; shutdown's wait reads the flag
+        session.terminated = True
     return terminate
 
 

@@ -418,6 +418,29 @@ def test_weakened_go_infinite_waits_for_stop():
     assert out.getvalue().count("bestmove") == 1
 
 
+def test_stop_cuts_the_think_pause_short(monkeypatch):
+    """A weak level with a clock waits out its think pause before bestmove; `stop` ends
+    that wait at once.  The pause is made 9 s here (half the soft limit of a 10-minute
+    clock), so only a cut pause answers within the 5 s allowed after stop."""
+    monkeypatch.setattr(skill, "THINK_MAX_MS", 60000)
+    out = io.StringIO()
+    session = UciSession(out=out)
+    session.loader.start()
+    for line in ("setoption name Skill Level value 0", "position startpos",
+                 "go wtime 600000 btime 600000"):
+        session.handle_line(line)
+    deadline = time.perf_counter() + 30
+    while "info depth" not in out.getvalue() and time.perf_counter() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.3)
+    assert "info depth" in out.getvalue() and "bestmove" not in out.getvalue()
+    stopped = time.perf_counter()
+    session.handle_line("stop")
+    assert session.engine.wait_idle(5)
+    assert time.perf_counter() - stopped < 5
+    assert out.getvalue().count("bestmove") == 1
+
+
 def test_go_mate_searches_at_full_strength_whatever_the_level():
     """A weak level plays a shallow search's pick; `go mate N` asks for a mate search, so it
     is one at full strength: it finds the mate in 3 (WAC.050) that level 0 does not look for,

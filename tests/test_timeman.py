@@ -8,7 +8,7 @@ import time
 import pytest
 
 from engine.timeman import (Limits, TimeManager, allocate, plan_search, HARD_FRACTION,
-                            HARD_FRACTION_LAST_MOVE, ONLY_MOVE_MS)
+                            HARD_FRACTION_LAST_MOVE, MAX_MOVES_TO_GO, ONLY_MOVE_MS)
 
 WHITE, BLACK = 0, 1
 INF = float("inf")
@@ -77,6 +77,15 @@ def test_movestogo_divides_the_time():
     soft1, hard1 = allocate(limits(wtime=1000, movestogo=1), WHITE, 10)
     assert hard1 <= (1000 - 10) * HARD_FRACTION_LAST_MOVE
     assert soft1 <= hard1
+
+
+@pytest.mark.parametrize("mtg", [MAX_MOVES_TO_GO + 1, 1000, 10 ** 9])
+def test_a_huge_movestogo_plans_as_the_longest_control(mtg):
+    """A GUI may send any movestogo; past MAX_MOVES_TO_GO the plan is that of
+    MAX_MOVES_TO_GO, so a billion moves to go does not shrink a move to nothing."""
+    clamped = allocate(limits(wtime=60000, btime=60000, movestogo=MAX_MOVES_TO_GO), WHITE, 50)
+    assert allocate(limits(wtime=60000, btime=60000, movestogo=mtg), WHITE, 50) == clamped
+    assert clamped[0] > 60000 / MAX_MOVES_TO_GO / 2
 
 
 @pytest.mark.parametrize("mtg", [1, 2, 3])

@@ -1185,6 +1185,55 @@ def test_sigterm_ends_the_engine_like_quit():
         assert session.all_stderr() == ""
 
 
+def test_sigterm_after_quit_ends_a_count():
+    """`quit` lets a `go perft` finish (its total is what a pipe waits for); a SIGTERM
+    after that `quit` ends the count, and the engine exits with status 0, silently."""
+    import signal
+    session = Session()
+    session.send("uci")
+    session.expect("uciok")
+    session.send("position startpos")
+    session.send("go perft 7")          # minutes of counting on any machine
+    session.sync()
+    session.send("quit")
+    time.sleep(0.3)
+    assert session.proc.poll() is None  # still counting
+    session.proc.send_signal(signal.SIGTERM)
+    assert session.proc.wait(10) == 0
+    assert session.all_stderr() == ""
+
+
+def test_sigterm_during_shutdown_takes_no_lock(monkeypatch):
+    """The SIGTERM handler runs between two bytecodes of the main thread, which during
+    shutdown may be inside Job.stop() holding the stop event's lock: there the handler only
+    leaves a flag, where a second stop would wait for that lock forever."""
+    import io
+    import signal
+    from engine import uci
+    out = io.StringIO()
+    session = uci.UciSession(out=out)
+    session.loader.start()
+    session.handle_line("position startpos")
+    session.handle_line("go infinite")
+    job = session.engine.job
+    session.quitting = True
+    handler = uci._on_sigterm(session)
+    monkeypatch.setattr(signal, "signal", lambda *args: None)  # main thread only: not here
+    returned = threading.Event()
+
+    def interrupted_inside_stop():
+        with job.stop_event._cond:      # where Event.set() holds it
+            handler(signal.SIGTERM, None)
+        returned.set()
+
+    threading.Thread(target=interrupted_inside_stop, daemon=True).start()
+    assert returned.wait(5), "the handler waits for a lock its own thread holds"
+    assert session.terminated
+    session.shutdown()
+    assert session.engine.wait_idle(5)
+    assert out.getvalue().count("bestmove") == 1
+
+
 def test_clear_hash_and_ucinewgame_forget_what_was_searched(uci):
     """A second search of a position profits from the first (fewer nodes); after `Clear
     Hash` or `ucinewgame` the same search costs exactly what it cost the first time."""
