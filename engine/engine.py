@@ -45,6 +45,7 @@ from engine.search import Searcher, NoDeadline, BENCH_DEPTH, BENCH_POSITIONS
 from engine.search import WARM_UP, WARM_UP_HASH_MB, warm_up as warm_up_search
 from engine.search import run_bench as search_bench
 from engine.skill import SkillPlan, strength_level
+from engine.streams import wait_in_slices
 from engine.zobrist import polyglot_key
 
 __all__ = [
@@ -220,6 +221,13 @@ class Engine:
         if self.pool is None or self.busy():
             return True
         return self.pool.wait_ready(timeout)
+
+    def abandon(self):
+        """The process is about to end without waiting for a job that would not stop: the
+        shared block of Threads > 1 is unlinked now (its helpers end with our pipes)."""
+        pool = self.pool
+        if pool is not None:
+            pool.unlink()
 
     def close(self):
         """End the helper processes, if any (quit); the Engine can still search alone."""
@@ -444,7 +452,7 @@ class Job:
         return self.started and not self.finished.is_set()
 
     def join(self, timeout=None):
-        return not self.started or self.finished.wait(timeout)
+        return not self.started or wait_in_slices(self.finished, timeout)
 
     def stop(self):
         self.stop_event.set()

@@ -151,6 +151,13 @@ def skip_rule(helper_index, game_ply):
     return lambda depth: (depth + phase) // size % 2 == 1
 
 
+# A helper process: Ctrl-C in a terminal reaches the whole process group, so a helper
+# ignores SIGINT from its first line (its imports build tables for a while); the main
+# process stops the search, and a helper ends by its word or with its pipe, not by a traceback
+HELPER_COMMAND = ("import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                  "from engine.smp import helper_main; helper_main()")
+
+
 class HelperPool:
     """helpers processes and the shared table; see the module docstring."""
 
@@ -161,8 +168,9 @@ class HelperPool:
         size = CONTROL_WORDS * WORD_BYTES + self.entries * ENTRY_BYTES
         _check_shared_memory(size)
         self.shm = shared_memory.SharedMemory(create=True, size=size)
-        self.control, self.table, self._release_views = _views(self.shm.buf, self.entries,
-                                                               leader=True)
+        self.unlinked = False
+        self.control = self.table = None
+        self._release_views = lambda: None
         self.search_id = 0
         self.procs = [None] * helpers
         self.inboxes = [None] * helpers     # what each helper said, read by a thread each
@@ -173,6 +181,10 @@ class HelperPool:
         self.late = {}                      # helper -> since when it owes its end of search
         self.closed = False
         try:
+            # (the views under the try as well: on PyPy they build a cffi.FFI, slow enough
+            # for a SIGTERM to land there)
+            self.control, self.table, self._release_views = _views(self.shm.buf, self.entries,
+                                                                   leader=True)
             for index in range(helpers):
                 self._spawn(index)
         except BaseException:
@@ -189,8 +201,7 @@ class HelperPool:
         env["PYTHONPATH"] = os.pathsep.join(
             [_PACKAGE_PARENT] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
         proc = subprocess.Popen(
-            [sys.executable, "-c", "from engine.smp import helper_main; helper_main()",
-             self.shm.name, str(self.entries), str(index)],
+            [sys.executable, "-c", HELPER_COMMAND, self.shm.name, str(self.entries), str(index)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True)
         inbox = queue.Queue()
         threading.Thread(target=_read_messages, args=(proc.stdout, inbox),
@@ -304,6 +315,8 @@ class HelperPool:
         return not still
 
     def _replace(self, index, why):
+        if self.closed:
+            return              # (a helper ended by our own shutdown is not replaced)
         self.on_error("%s; starting a new one" % why)
         self.late.pop(index, None)
         self._end(index, kill=True)
@@ -344,7 +357,14 @@ class HelperPool:
                 self._release_views()           # a search still using the table now fails
                 self.shm.close()
             finally:
-                self.shm.unlink()
+                self.unlink()
+
+    def unlink(self):
+        """Remove the shared block's name (its memory goes with the last process mapping
+        it): from close(), or for an exit that cannot wait for close() (safe to call twice)."""
+        if not self.unlinked:
+            self.unlinked = True
+            self.shm.unlink()
 
 
 def _read_messages(pipe, inbox):
@@ -449,7 +469,10 @@ def helper_main(argv=None):
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)           # whatever else a helper prints goes to stderr, not to the pipe
     sys.stdout = sys.stderr
-    shm = _attach(shm_name)
+    try:
+        shm = _attach(shm_name)
+    except FileNotFoundError:
+        return              # the main process ended its pool (or itself) while we started
     control, table, release_views = _views(shm.buf, entries, leader=False)
     searcher = Searcher(hash_mb=1)
     searcher.set_table(table)

@@ -25,12 +25,14 @@ book while the game is in it (``UciSession.book_reply`` says when).
 
 import math
 import os
+import queue
 import signal
 import sys
 import threading
 
 from engine import __version__
-from engine.streams import Output, start_reader
+from engine.streams import (Output, SIGNAL_SLICE_SECONDS, main_thread_waits, start_reader,
+                            wait_in_slices)
 from engine.timeman import Limits, plan_search
 from engine.types import MAX_DEPTH, MAX_PLY, PIECE_SYMBOLS, SQUARE_NAMES
 
@@ -39,7 +41,7 @@ ENGINE_AUTHOR = "the Basilisk developers"
 ERROR_ECHO_CHARS = 60           # how much of a bad token an error message quotes
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUIT_JOIN_SECONDS = 0.5         # how long `quit` waits for a stopped search to end
-TERMINATE_POLL_SECONDS = 0.02   # a count run on after `quit` notices a SIGTERM this often
+TERMINATE_POLL_SECONDS = 0.02   # a count run on after `quit` notices SIGTERM/SIGINT this often
 READY_WAIT_SECONDS = 5.0        # how long `isready` waits for Threads' helpers to start
 LOADER_HEAD_START_S = 0.25      # the loader waits this long for the first command to be done
 # the commands that end the engine's warm-up before they run (PyPy: it starts, or resumes,
@@ -268,7 +270,7 @@ class _Loader:
 
     def wait(self, timeout=None):
         self.go_ahead.set()
-        self.done.wait(timeout)
+        wait_in_slices(self.done, timeout)
         if self.error is not None:
             raise UciError("engine modules failed to load: %r" % (self.error,))
         return self.module
@@ -383,7 +385,7 @@ class UciSession:
         self.book_miss = None           # the pos_source at which the book last had no move
         self.bookless_noted = False     # said once that OwnBook is on with no Book File
         self.quitting = False
-        self.terminated = False         # SIGTERM during shutdown: a count is not waited for
+        self.terminated = False         # SIGTERM/SIGINT came (in shutdown: a count is not waited for)
         self.quit_read = threading.Event()  # the input thread has read `quit` or end of input
         self.line_time = None           # perf_counter() when the current command was read
         self.handlers = {
@@ -487,13 +489,22 @@ class UciSession:
 
     def run(self, stdin=None):
         """Read and run commands until `quit` or end of input."""
-        lines = start_reader(stdin if stdin is not None else sys.stdin.buffer, self.on_input)
         interrupted = False
         try:
+            lines = start_reader(stdin if stdin is not None else sys.stdin.buffer,
+                                 self.on_input)
             while not self.quitting:
-                self.line_time, line, problem = lines.get()
+                if self.terminated:
+                    raise KeyboardInterrupt     # a signal came (_on_terminate says how)
+                try:
+                    # (in slices: engine.streams.SIGNAL_SLICE_SECONDS says why)
+                    with main_thread_waits:
+                        self.line_time, line, problem = lines.get(timeout=SIGNAL_SLICE_SECONDS)
+                except queue.Empty:
+                    continue
                 if line is None:
-                    break               # end of input is quit
+                    self.quitting = True    # end of input is quit
+                    break
                 if problem:
                     self.error(problem)
                 else:
@@ -924,19 +935,28 @@ class UciSession:
         self.engine.bench(depth, on_done=on_done, progress=sys.stderr)
 
 
-def _on_sigterm(session):
-    """The SIGTERM handler (a GUI whose `quit` went unanswered, a match runner ending a
-    game): stop as Ctrl-C does, so helper processes and their shared memory end cleanly;
-    once the session is shutting down (after `quit`, say), only stop the search and let
-    the shutdown run on.  A second SIGTERM kills at once."""
+def _on_terminate(session):
+    """The SIGTERM and SIGINT handler (a GUI whose `quit` went unanswered, a match runner
+    ending a game, Ctrl-C): the session ends as on `quit` (the search stopped, helper
+    processes and their shared memory ended cleanly), but a `go perft` or `bench` is not
+    waited for.  A second signal of the kind kills at once.
+
+    It leaves a flag, which the main loop reads after each command and each
+    SIGNAL_SLICE_SECONDS of waiting, and shutdown's wait too.  Only where the main thread
+    waits (a command for a search, the loop for input) does it also raise
+    KeyboardInterrupt, to end that wait now: elsewhere an interrupt could land halfway
+    through making a thread or a shared block, or be swallowed (in a weakref callback, as
+    PyPy's imports run them).  It never stops the search itself: the main thread may be
+    inside Job.stop(), holding a lock a second stop would wait for forever."""
     def terminate(signum, frame):
         signal.signal(signum, signal.SIG_DFL)
-        if not session.quitting:
-            raise KeyboardInterrupt
-        # no stop from here: the main thread may be inside Job.stop(), holding a lock
-        # that a second stop would wait for forever; shutdown's wait reads the flag
         session.terminated = True
+        if not session.quitting and main_thread_waits.depth:
+            raise KeyboardInterrupt
     return terminate
+
+
+TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def main():
@@ -947,15 +967,21 @@ def main():
     loader = _Loader()
     loader.start()
     session = UciSession(loader=loader)
-    signal.signal(signal.SIGTERM, _on_sigterm(session))
+    for signum in TERMINATING_SIGNALS:
+        # a signal the shell started us ignoring (a background job's SIGINT) stays ignored
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _on_terminate(session))
     session.run()
-    # the session is over: a SIGTERM now (a GUI's, right behind its `quit`) must not kill
-    # the exit under way with status -15 (the interpreter restores the default handler
-    # while it shuts down, but leaves an ignored signal ignored)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # the session is over: a signal now (a GUI's SIGTERM right behind its `quit`) must not
+    # kill the exit under way with status -15 or -2 (the interpreter restores the default
+    # handlers while it shuts down, but leaves an ignored signal ignored)
+    for signum in TERMINATING_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
     if session.engine is not None and not session.engine.wait_idle(0):
-        # a search that would not stop must not hold the process
+        # a job that would not stop (a search stuck writing to a full pipe, one never
+        # started) must not hold the process; the shared memory of Threads > 1 goes first
         try:
+            session.engine.abandon()
             sys.stdout.flush()
             sys.stderr.flush()
         finally:

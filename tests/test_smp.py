@@ -440,12 +440,13 @@ def wait_gone(pids, seconds):
 
 @needs_proc
 @needs_two_cpus
-@pytest.mark.parametrize("ending", ["quit", "eof", "term", "quit-term", "kill"])
+@pytest.mark.parametrize("ending", ["quit", "eof", "term", "quit-term", "int", "quit-int",
+                                    "ctrl-c", "kill"])
 def test_no_helper_outlives_the_engine(ending):
-    """However the engine ends, its helpers end too; by quit, end of input or SIGTERM
-    (what a GUI sends when quit goes unanswered, also while the engine is already
-    shutting down after quit) cleanly: exit status 0, nothing on stderr (no traceback,
-    no leaked shared memory)."""
+    """However the engine ends, its helpers end too; by quit, end of input, SIGTERM (what a
+    GUI sends when quit goes unanswered, also while the engine is already shutting down
+    after quit) or SIGINT (Ctrl-C, which a terminal sends to the helpers as well) cleanly:
+    exit status 0, nothing on stderr (no traceback, no leaked shared memory)."""
     s = Session()
     s.send("uci")
     s.expect("uciok")
@@ -466,6 +467,15 @@ def test_no_helper_outlives_the_engine(ending):
         s.send("quit")
         time.sleep(0.03)
         os.kill(s.proc.pid, signal.SIGTERM)
+    elif ending == "int":
+        os.kill(s.proc.pid, signal.SIGINT)
+    elif ending == "quit-int":
+        s.send("quit")
+        time.sleep(0.03)
+        os.kill(s.proc.pid, signal.SIGINT)
+    elif ending == "ctrl-c":
+        for pid in helpers + [s.proc.pid]:
+            os.kill(pid, signal.SIGINT)
     else:
         os.kill(s.proc.pid, signal.SIGKILL)
     s.proc.wait(10)
@@ -473,6 +483,70 @@ def test_no_helper_outlives_the_engine(ending):
     if ending != "kill":
         assert s.proc.returncode == 0
         assert s.all_stderr() == ""     # a resource tracker would warn after the engine is gone
+
+
+def test_a_pool_that_fails_to_start_frees_its_block(monkeypatch):
+    """Interrupted while it maps its views (on PyPy that builds a cffi.FFI, slow enough for
+    a SIGTERM to land in it), a new HelperPool still unlinks the block it created."""
+    created = []
+    real = smp.shared_memory.SharedMemory
+
+    def recording(*args, **kwargs):
+        shm = real(*args, **kwargs)
+        created.append(shm.name)
+        return shm
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(smp.shared_memory, "SharedMemory", recording)
+    monkeypatch.setattr(smp, "_views", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        smp.HelperPool(1, 1)
+    assert len(created) == 1
+    with pytest.raises(FileNotFoundError):
+        smp._attach(created[0])
+
+
+def test_a_helper_whose_block_is_gone_ends_quietly():
+    """A helper that starts after its pool was closed (a SIGTERM right behind `setoption
+    name Threads`) finds no block: it ends with status 0 and nothing on the shared stderr."""
+    import subprocess
+    out = subprocess.run([sys.executable, "-c", smp.HELPER_COMMAND,
+                          "psm_basilisk_gone", "1024", "0"], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stderr == ""
+
+
+def test_a_helper_ignores_ctrl_c_from_its_first_line(tmp_path):
+    """Ctrl-C reaches a helper too (one process group); it must not end it with a traceback
+    on the shared stderr, also while its imports build their tables.  Here a stand-in
+    engine.smp sends that SIGINT during its own import."""
+    import subprocess
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / "__init__.py").write_text("")
+    (tmp_path / "engine" / "smp.py").write_text(
+        "import os, signal, time\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "time.sleep(0.2)\n"
+        "def helper_main():\n"
+        "    print('helper ran')\n")
+    out = subprocess.run([sys.executable, "-c", smp.HELPER_COMMAND], cwd=str(tmp_path),
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert (out.returncode, out.stdout, out.stderr) == (0, "helper ran\n", "")
+
+
+def test_an_abandoned_engine_leaves_no_shared_block():
+    """The exit that cannot wait for a stuck job (uci.main's os._exit) unlinks the block
+    first; the pool's own close() afterwards is still safe."""
+    engine = Engine(hash_mb=1)
+    engine.set_threads(2)
+    name = engine.pool.shm.name
+    engine.abandon()
+    with pytest.raises(FileNotFoundError):
+        smp._attach(name)
+    engine.close()
+    assert engine.pool is None
 
 
 @needs_two_cpus

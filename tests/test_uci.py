@@ -1166,9 +1166,10 @@ def test_go_depth_beyond_the_deepest_iteration_is_clamped_to_it(uci):
         assert_legal("8/8/4k3/8/8/4K3/8/8 w - - 0 1", move)
 
 
-def test_sigterm_ends_the_engine_like_quit():
-    """SIGTERM, during a search or right behind `quit`: the engine exits with status 0 and
-    writes nothing to stderr."""
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_signal_ends_the_engine_like_quit(signame):
+    """SIGTERM or SIGINT (Ctrl-C), during a search or right behind `quit`: the engine exits
+    with status 0 and writes nothing to stderr."""
     import signal
     for quit_first in (False, True):
         session = Session()
@@ -1180,9 +1181,39 @@ def test_sigterm_ends_the_engine_like_quit():
         if quit_first:
             session.send("quit")
             time.sleep(0.02)
-        session.proc.send_signal(signal.SIGTERM)
+        session.proc.send_signal(getattr(signal, signame))
         assert session.proc.wait(10) == 0, quit_first
         assert session.all_stderr() == ""
+
+
+# The main thread waits for input while the search thread runs; a signal the kernel hands
+# to the search thread must still reach the main thread's handler, which runs only when
+# the main thread runs Python code.  Sent here to a thread of its own, deliberately.
+_SIGNAL_TO_ANOTHER_THREAD = r"""
+import os, signal, sys, threading, time
+from engine.uci import UciSession, _on_terminate
+session = UciSession()
+signal.signal(signal.SIGUSR1, _on_terminate(session))
+read_end, write_end = os.pipe()
+
+def poke():
+    time.sleep(0.5)
+    signal.pthread_kill(threading.get_ident(), signal.SIGUSR1)
+    time.sleep(8)
+    os.write(write_end, b"quit\n")      # what an unsliced wait would have needed
+
+threading.Thread(target=poke, daemon=True).start()
+start = time.monotonic()
+session.run(os.fdopen(read_end, "rb"))
+sys.stderr.write("ended %.2f\n" % (time.monotonic() - start))
+"""
+
+
+def test_a_signal_taken_by_another_thread_still_ends_the_session():
+    out = subprocess.run([sys.executable, "-c", _SIGNAL_TO_ANOTHER_THREAD], cwd=str(REPO),
+                         capture_output=True, text=True, timeout=60)
+    ended = float(re.search(r"ended ([\d.]+)", out.stderr).group(1))
+    assert 0.5 <= ended < 3.0, out.stderr
 
 
 def test_sigterm_after_quit_ends_a_count():
@@ -1203,6 +1234,23 @@ def test_sigterm_after_quit_ends_a_count():
     assert session.all_stderr() == ""
 
 
+def test_a_swallowed_interrupt_still_ends_the_session():
+    """The handler's KeyboardInterrupt can be swallowed (raised inside a weakref callback,
+    as PyPy's import machinery runs them); the flag it sets first still ends the session
+    at the loop's next turn."""
+    import io
+    from engine.uci import UciSession
+    session = UciSession(out=io.StringIO())
+    read_end, write_end = os.pipe()
+    threading.Timer(0.3, setattr, (session, "terminated", True)).start()
+    fallback = threading.Timer(8, os.write, (write_end, b"quit\n"))
+    fallback.start()
+    start = time.monotonic()
+    session.run(os.fdopen(read_end, "rb"))
+    fallback.cancel()
+    assert time.monotonic() - start < 3
+
+
 def test_sigterm_during_shutdown_takes_no_lock(monkeypatch):
     """The SIGTERM handler runs between two bytecodes of the main thread, which during
     shutdown may be inside Job.stop() holding the stop event's lock: there the handler only
@@ -1217,7 +1265,7 @@ def test_sigterm_during_shutdown_takes_no_lock(monkeypatch):
     session.handle_line("go infinite")
     job = session.engine.job
     session.quitting = True
-    handler = uci._on_sigterm(session)
+    handler = uci._on_terminate(session)
     monkeypatch.setattr(signal, "signal", lambda *args: None)  # main thread only: not here
     returned = threading.Event()
 
