@@ -227,7 +227,10 @@ class Engine:
         shared block of Threads > 1 is unlinked now (its helpers end with our pipes)."""
         pool = self.pool
         if pool is not None:
-            pool.unlink()
+            try:
+                pool.unlink()
+            except OSError:         # (already gone: a close() under way beat us to it)
+                pass
 
     def close(self):
         """End the helper processes, if any (quit); the Engine can still search alone."""

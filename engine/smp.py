@@ -181,8 +181,7 @@ class HelperPool:
         self.late = {}                      # helper -> since when it owes its end of search
         self.closed = False
         try:
-            # (the views under the try as well: on PyPy they build a cffi.FFI, slow enough
-            # for a SIGTERM to land there)
+            # (the views under the try as well: whatever fails there, the block goes)
             self.control, self.table, self._release_views = _views(self.shm.buf, self.entries,
                                                                    leader=True)
             for index in range(helpers):
@@ -356,6 +355,8 @@ class HelperPool:
             try:
                 self._release_views()           # a search still using the table now fails
                 self.shm.close()
+            except BufferError:
+                pass        # views half made by an interrupted start: the mapping goes at exit
             finally:
                 self.unlink()
 

@@ -29,6 +29,7 @@ import queue
 import signal
 import sys
 import threading
+import time
 
 from engine import __version__
 from engine.streams import (Output, SIGNAL_SLICE_SECONDS, main_thread_waits, start_reader,
@@ -42,6 +43,7 @@ ERROR_ECHO_CHARS = 60           # how much of a bad token an error message quote
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUIT_JOIN_SECONDS = 0.5         # how long `quit` waits for a stopped search to end
 TERMINATE_POLL_SECONDS = 0.02   # a count run on after `quit` notices SIGTERM/SIGINT this often
+TERMINATE_GRACE_SECONDS = 3.0   # after SIGTERM/SIGINT the process ends within this, however stuck
 READY_WAIT_SECONDS = 5.0        # how long `isready` waits for Threads' helpers to start
 LOADER_HEAD_START_S = 0.25      # the loader waits this long for the first command to be done
 # the commands that end the engine's warm-up before they run (PyPy: it starts, or resumes,
@@ -386,6 +388,7 @@ class UciSession:
         self.bookless_noted = False     # said once that OwnBook is on with no Book File
         self.quitting = False
         self.terminated = False         # SIGTERM/SIGINT came (in shutdown: a count is not waited for)
+        self.ended_cleanly = False      # shutdown has ended the engine (helpers and all)
         self.quit_read = threading.Event()  # the input thread has read `quit` or end of input
         self.line_time = None           # perf_counter() when the current command was read
         self.handlers = {
@@ -535,6 +538,7 @@ class UciSession:
                 return                  # a worker stuck (writing to a full pipe, say) may
                                         # hold the output lock: main() exits at once
             engine.close()              # helper processes end (they also end with our stdin)
+        self.ended_cleanly = True
         self.out.set_log(None)
 
     # -------------------------------------------------------------- commands
@@ -942,12 +946,14 @@ def _on_terminate(session):
     waited for.  A second signal of the kind kills at once.
 
     It leaves a flag, which the main loop reads after each command and each
-    SIGNAL_SLICE_SECONDS of waiting, and shutdown's wait too.  Only where the main thread
-    waits (a command for a search, the loop for input) does it also raise
-    KeyboardInterrupt, to end that wait now: elsewhere an interrupt could land halfway
-    through making a thread or a shared block, or be swallowed (in a weakref callback, as
-    PyPy's imports run them).  It never stops the search itself: the main thread may be
-    inside Job.stop(), holding a lock a second stop would wait for forever."""
+    SIGNAL_SLICE_SECONDS of waiting for input, and shutdown's wait too; a watchdog thread
+    (_end_if_stuck) ends the process should the main thread stay stuck in a wait the flag
+    cannot reach (a write to a stdout nobody reads, say).  Only where the main thread
+    waits in slices (a command for a search, the loop for input) does the handler also
+    raise KeyboardInterrupt, to end that wait now: elsewhere an interrupt could land
+    halfway through making a thread or a shared block, or be swallowed (in a weakref
+    callback, as PyPy's imports run them).  It never stops the search itself: the main
+    thread may be inside Job.stop(), holding a lock a second stop would wait for forever."""
     def terminate(signum, frame):
         signal.signal(signum, signal.SIG_DFL)
         session.terminated = True
@@ -957,6 +963,20 @@ def _on_terminate(session):
 
 
 TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _end_if_stuck(session):
+    """The watchdog of _on_terminate (a daemon thread): once a signal has come, the process
+    ends within TERMINATE_GRACE_SECONDS, with status 0 and the shared block unlinked,
+    whatever the main thread waits for.  It reads only the flag: no lock."""
+    while not session.terminated:
+        time.sleep(SIGNAL_SLICE_SECONDS)
+    time.sleep(TERMINATE_GRACE_SECONDS)
+    try:
+        if session.engine is not None:
+            session.engine.abandon()
+    finally:
+        os._exit(0)
 
 
 def main():
@@ -971,13 +991,15 @@ def main():
         # a signal the shell started us ignoring (a background job's SIGINT) stays ignored
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, _on_terminate(session))
+    threading.Thread(target=_end_if_stuck, args=(session,), name="basilisk-watchdog",
+                     daemon=True).start()
     session.run()
     # the session is over: a signal now (a GUI's SIGTERM right behind its `quit`) must not
     # kill the exit under way with status -15 or -2 (the interpreter restores the default
     # handlers while it shuts down, but leaves an ignored signal ignored)
     for signum in TERMINATING_SIGNALS:
         signal.signal(signum, signal.SIG_IGN)
-    if session.engine is not None and not session.engine.wait_idle(0):
+    if session.engine is not None and not session.ended_cleanly:
         # a job that would not stop (a search stuck writing to a full pipe, one never
         # started) must not hold the process; the shared memory of Threads > 1 goes first
         try:

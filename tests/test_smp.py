@@ -486,8 +486,8 @@ def test_no_helper_outlives_the_engine(ending):
 
 
 def test_a_pool_that_fails_to_start_frees_its_block(monkeypatch):
-    """Interrupted while it maps its views (on PyPy that builds a cffi.FFI, slow enough for
-    a SIGTERM to land in it), a new HelperPool still unlinks the block it created."""
+    """Failing while it maps its views (here by an interrupt, as Ctrl-C gives one to an
+    in-process user), a new HelperPool still unlinks the block it created."""
     created = []
     real = smp.shared_memory.SharedMemory
 
@@ -532,7 +532,9 @@ def test_a_helper_ignores_ctrl_c_from_its_first_line(tmp_path):
         "def helper_main():\n"
         "    print('helper ran')\n")
     out = subprocess.run([sys.executable, "-c", smp.HELPER_COMMAND], cwd=str(tmp_path),
-                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                         # SIGINT as a terminal gives it, whatever pytest was started with
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert (out.returncode, out.stdout, out.stderr) == (0, "helper ran\n", "")
 
 

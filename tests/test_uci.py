@@ -1209,6 +1209,7 @@ sys.stderr.write("ended %.2f\n" % (time.monotonic() - start))
 """
 
 
+@pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_kill"), reason="needs pthread_kill")
 def test_a_signal_taken_by_another_thread_still_ends_the_session():
     out = subprocess.run([sys.executable, "-c", _SIGNAL_TO_ANOTHER_THREAD], cwd=str(REPO),
                          capture_output=True, text=True, timeout=60)
@@ -1246,9 +1247,38 @@ def test_a_swallowed_interrupt_still_ends_the_session():
     fallback = threading.Timer(8, os.write, (write_end, b"quit\n"))
     fallback.start()
     start = time.monotonic()
-    session.run(os.fdopen(read_end, "rb"))
-    fallback.cancel()
+    with os.fdopen(read_end, "rb") as stdin:
+        session.run(stdin)
+        fallback.cancel()
+        os.close(write_end)             # (the input thread ends at end of input)
     assert time.monotonic() - start < 3
+
+
+def test_a_signal_ends_an_engine_stuck_on_a_full_stdout():
+    """A GUI that stops reading: the search thread blocks writing its info lines, the main
+    thread blocks behind it on `isready`.  SIGTERM still ends the process (status 0)
+    within TERMINATE_GRACE_SECONDS, through the watchdog."""
+    import fcntl
+    import signal
+    from engine.uci import TERMINATE_GRACE_SECONDS
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
+    proc = subprocess.Popen(ENGINE_CMD, cwd=str(REPO), stdin=subprocess.PIPE, stdout=write_end,
+                            stderr=subprocess.DEVNULL)
+    os.close(write_end)
+    try:
+        proc.stdin.write(b"uci\n" * 4 + b"isready\nposition startpos\ngo infinite\n")
+        proc.stdin.flush()
+        time.sleep(3)
+        proc.stdin.write(b"isready\n")
+        proc.stdin.flush()
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(TERMINATE_GRACE_SECONDS + 10) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(read_end)
 
 
 def test_sigterm_during_shutdown_takes_no_lock(monkeypatch):
