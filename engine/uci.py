@@ -42,7 +42,6 @@ ENGINE_AUTHOR = "the Basilisk developers"
 ERROR_ECHO_CHARS = 60           # how much of a bad token an error message quotes
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUIT_JOIN_SECONDS = 0.5         # how long `quit` waits for a stopped search to end
-TERMINATE_POLL_SECONDS = 0.02   # a count run on after `quit` notices SIGTERM/SIGINT this often
 TERMINATE_GRACE_SECONDS = 3.0   # after SIGTERM/SIGINT the process ends within this, however stuck
 READY_WAIT_SECONDS = 5.0        # how long `isready` waits for Threads' helpers to start
 LOADER_HEAD_START_S = 0.25      # the loader waits this long for the first command to be done
@@ -388,7 +387,6 @@ class UciSession:
         self.bookless_noted = False     # said once that OwnBook is on with no Book File
         self.quitting = False
         self.terminated = False         # SIGTERM/SIGINT came (in shutdown: a count is not waited for)
-        self.ended_cleanly = False      # shutdown has ended the engine (helpers and all)
         self.quit_read = threading.Event()  # the input thread has read `quit` or end of input
         self.line_time = None           # perf_counter() when the current command was read
         self.handlers = {
@@ -491,14 +489,13 @@ class UciSession:
                 engine.stop_for_quit()
 
     def run(self, stdin=None):
-        """Read and run commands until `quit` or end of input."""
+        """Read and run commands until `quit`, end of input or a signal (_on_terminate);
+        then shutdown(), whose answer it returns."""
         interrupted = False
         try:
             lines = start_reader(stdin if stdin is not None else sys.stdin.buffer,
                                  self.on_input)
-            while not self.quitting:
-                if self.terminated:
-                    raise KeyboardInterrupt     # a signal came (_on_terminate says how)
+            while not (self.quitting or self.terminated):
                 try:
                     # (in slices: engine.streams.SIGNAL_SLICE_SECONDS says why)
                     with main_thread_waits:
@@ -515,11 +512,12 @@ class UciSession:
                 self.loader.go_ahead.set()
         except KeyboardInterrupt:
             interrupted = True
-        self.shutdown(interrupted)
+        return self.shutdown(interrupted or self.terminated)
 
     def shutdown(self, interrupted=False):
         """End the session: a search stops, a `go perft` or `bench` is let finish (unless
-        interrupted: Ctrl-C stops it too), helper processes end."""
+        interrupted: Ctrl-C stops it too), helper processes end.  False if a job would not
+        stop, and so the engine could not be ended (main() then exits at once)."""
         self.quitting = True
         engine = self.engine
         if engine is not None:
@@ -528,18 +526,18 @@ class UciSession:
             elif engine.stop_for_quit():
                 try:
                     # the count's result comes out first, unless SIGTERM or Ctrl-C ends it
-                    while not engine.wait_idle(TERMINATE_POLL_SECONDS):
+                    while not engine.wait_idle(SIGNAL_SLICE_SECONDS):
                         if self.terminated:
                             engine.stop()
                             break
                 except KeyboardInterrupt:
                     engine.stop()
             if not engine.wait_idle(QUIT_JOIN_SECONDS):
-                return                  # a worker stuck (writing to a full pipe, say) may
+                return False            # a worker stuck (writing to a full pipe, say) may
                                         # hold the output lock: main() exits at once
             engine.close()              # helper processes end (they also end with our stdin)
-        self.ended_cleanly = True
         self.out.set_log(None)
+        return True
 
     # -------------------------------------------------------------- commands
     def cmd_uci(self, args):
@@ -993,13 +991,13 @@ def main():
             signal.signal(signum, _on_terminate(session))
     threading.Thread(target=_end_if_stuck, args=(session,), name="basilisk-watchdog",
                      daemon=True).start()
-    session.run()
+    ended_cleanly = session.run()
     # the session is over: a signal now (a GUI's SIGTERM right behind its `quit`) must not
     # kill the exit under way with status -15 or -2 (the interpreter restores the default
     # handlers while it shuts down, but leaves an ignored signal ignored)
     for signum in TERMINATING_SIGNALS:
         signal.signal(signum, signal.SIG_IGN)
-    if session.engine is not None and not session.ended_cleanly:
+    if not ended_cleanly:
         # a job that would not stop (a search stuck writing to a full pipe, one never
         # started) must not hold the process; the shared memory of Threads > 1 goes first
         try:

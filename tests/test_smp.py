@@ -461,23 +461,15 @@ def test_no_helper_outlives_the_engine(ending):
         s.send("quit")
     elif ending == "eof":
         s.proc.stdin.close()
-    elif ending == "term":
-        os.kill(s.proc.pid, signal.SIGTERM)
-    elif ending == "quit-term":
-        s.send("quit")
-        time.sleep(0.03)
-        os.kill(s.proc.pid, signal.SIGTERM)
-    elif ending == "int":
-        os.kill(s.proc.pid, signal.SIGINT)
-    elif ending == "quit-int":
-        s.send("quit")
-        time.sleep(0.03)
-        os.kill(s.proc.pid, signal.SIGINT)
-    elif ending == "ctrl-c":
-        for pid in helpers + [s.proc.pid]:
-            os.kill(pid, signal.SIGINT)
-    else:
+    elif ending == "kill":
         os.kill(s.proc.pid, signal.SIGKILL)
+    else:                               # a signal, right behind `quit` for "quit-..."
+        if ending.startswith("quit-"):
+            s.send("quit")
+            time.sleep(0.03)
+        signum = signal.SIGTERM if ending.endswith("term") else signal.SIGINT
+        for pid in (helpers if ending == "ctrl-c" else []) + [s.proc.pid]:
+            os.kill(pid, signum)
     s.proc.wait(10)
     assert wait_gone(helpers, 10) == []
     if ending != "kill":
