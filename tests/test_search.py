@@ -317,12 +317,14 @@ def test_bench_signature_is_pinned():
 
 
 @pytest.mark.parametrize("max_picks", [0, 1, 1000])
-def test_sorting_the_moves_keeps_the_order_max_would_give(monkeypatch, max_picks):
-    """The move loop picks by max() first, then from one sort: the same tree either way,
-    dropped quiet moves included."""
+@pytest.mark.parametrize("decorated", [False, True])
+def test_sorting_the_moves_keeps_the_order_max_would_give(monkeypatch, max_picks, decorated):
+    """The move loop picks by max() first, then from one sort (by key, or PyPy's sort of
+    score x 256 + index): the same tree every way, dropped quiet moves included."""
     import engine.search as search_module
     expected = run_bench(depth=5)[0]
     monkeypatch.setattr(search_module, "MAX_PICKS", max_picks)
+    monkeypatch.setattr(search_module, "SORT_DECORATED", decorated)
     assert run_bench(depth=5)[0] == expected
 
 
