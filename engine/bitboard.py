@@ -58,16 +58,17 @@ def _bit_count_fallback(bb):
 
 
 try:
-    _bit_count = int.bit_count      # CPython 3.10+, PyPy 7.3.11's 3.9
+    bit_count = int.bit_count       # CPython 3.10+, PyPy 7.3.11's 3.9
 except AttributeError:              # an older PyPy
-    _bit_count = _bit_count_fallback
+    bit_count = _bit_count_fallback
 
 
 def _signed_popcount(bb):
-    return _bit_count(bb) if bb >= 0 else _bit_count(bb & 0x7FFFFFFFFFFFFFFF) + 1
+    return bit_count(bb) if bb >= 0 else bit_count(bb & 0x7FFFFFFFFFFFFFFF) + 1
 
 
-popcount = _signed_popcount if SIGNED else _bit_count
+# the squares of a bitboard (engine.jit.inline_popcount writes it out where it is hot)
+popcount = _signed_popcount if SIGNED else bit_count
 
 
 def unsigned(bb):

@@ -31,7 +31,7 @@ from engine.bitboard import (ALL_SQUARES, BIT63, BB_FILES, BB_FILE_A, BB_FILE_H,
                              NOT_KING_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
                              machine_int, popcount, to_bitboard, unsigned)
 from engine.endgame import EXACT, endgame_verdict
-from engine.jit import not_inlined
+from engine.jit import inline_popcount, not_inlined
 from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.tunables import apply_overrides
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
@@ -554,6 +554,7 @@ def evaluate(pos):
 # cost 0.04 us and 10 bytes, not 0.19 us and 2 KB (engine.jit now has PyPy inline
 # nothing, so a hit is a call of that small frame).
 @not_inlined
+@inline_popcount
 def _evaluate(pos, key, slot):
     """evaluate() for a position not in the cache; stores it there."""
     bbs = pos.bbs

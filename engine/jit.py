@@ -10,11 +10,15 @@ default is set back (``BASILISK_JIT=MAX_UNROLL_RECURSION=7``).
 
 Such a call is not free: the caller allocates the callee's frame, sized by its locals (about
 2 KB for the evaluation), at every call.  So a cheap early exit (a cache probe) belongs in a
-small function of its own, in front of the large one (engine.evaluate does this).
+small function of its own, in front of the large one (engine.evaluate does this), and
+``inline_popcount`` writes the bitboard popcount, a small function called many times, out
+in place in the function that calls it.
 """
 
 import os
+import re
 
+from engine.bitboard import SIGNED, bit_count
 from engine.tunables import apply_overrides
 
 try:
@@ -59,3 +63,74 @@ def not_inlined(function):
     if _dont_trace_here is not None:
         _dont_trace_here(0, False, function.__code__)
     return function
+
+
+# In a function's source: a comment, a string, or a popcount( call (not an attribute's)
+_TOKEN = re.compile(r"#[^\n]*|'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'[^'\n]*'|\"[^\"\n]*\"|"
+                    r"(?<![\w.])popcount\(")
+# popcount(x) in the signed form (engine.bitboard): h8 is the sign bit, so count the 63 low
+# bits and add one when it is set
+_WRITTEN = "(bit_count((_popcount_arg := ({})) & 0x7FFFFFFFFFFFFFFF) + (_popcount_arg < 0))"
+
+
+def _write_out_popcounts(text):
+    """text with each popcount(...) call written out; (text, how many)."""
+    out = []
+    done = count = 0
+    for match in _TOKEN.finditer(text):
+        if match.start() < done or not match.group().startswith("popcount("):
+            continue
+        depth, end = 1, match.end()
+        while depth:
+            if end >= len(text):
+                return text, 0
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            end += 1
+        argument = _write_out_popcounts(text[match.end():end - 1])[0]    # popcount(popcount(...))
+        out.append(text[done:match.start()])
+        out.append(_WRITTEN.format(argument))
+        done = end
+        count += 1
+    out.append(text[done:])
+    return "".join(out), count
+
+
+def inline_popcount(function):
+    """Decorator: in the signed bitboard form (PyPy's), ``function`` compiled again from its
+    source with each ``popcount(x)`` call written out in place.  PyPy traces every Python
+    function on its own (MAX_UNROLL_RECURSION above), so each popcount would be a call with
+    a frame: written out in the evaluation, 1.10x fewer instructions a node warm, for about
+    60 ms more at import (docs/measurements.md, "Speed", session 60).  In the plain form (CPython), where popcount is int.bit_count itself, or where
+    the source cannot be read, ``function`` as it is.  Put it beneath other decorators: it
+    compiles the function alone (a top-level function, its own decorators left out)."""
+    if not SIGNED:
+        return function
+    code = function.__code__
+    try:
+        with open(code.co_filename, encoding="utf-8") as source_file:
+            lines = source_file.read().split("\n")
+    except OSError:
+        return function
+    start = code.co_firstlineno - 1
+    while start < len(lines) and lines[start].startswith("@"):
+        start += 1              # past the decorators (co_firstlineno is the first one's)
+    if not (0 < start < len(lines) and lines[start].startswith("def %s(" % function.__name__)):
+        return function         # not a top-level function, or not the file it came from
+    end = start + 1
+    while end < len(lines) and (not lines[end].strip() or lines[end][0] in " \t#"):
+        end += 1
+    text, count = _write_out_popcounts("\n".join(lines[start:end]))
+    if not count:
+        return function
+    # def _make(bit_count): <the function>; return it, on the lines the function stands on
+    # (so tracebacks name its own lines); bit_count a closure cell, no new module name
+    body = "\n".join("    " + line if line else line for line in text.split("\n"))
+    source = ("\n" * (start - 1) + "def _make(bit_count):\n" + body
+              + "\n    return %s\n" % function.__name__)
+    made = {}
+    exec(compile(source, code.co_filename, "exec"), function.__globals__, made)
+    written = made["_make"](bit_count)
+    written.__doc__ = function.__doc__
+    written.__defaults__ = function.__defaults__
+    written.__wrapped__ = function
+    return written

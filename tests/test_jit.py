@@ -86,3 +86,104 @@ def test_recursion_is_not_unrolled_where_there_is_a_jit():
     assert jit.MAX_UNROLL_RECURSION == -1
     assert _set_params_at_import() == ["max_unroll_recursion=-1"]
     assert _set_params_at_import("MAX_UNROLL_RECURSION=7") == ["max_unroll_recursion=7"]
+
+
+# A module whose function counts squares with popcount in every shape the rewrite must
+# handle: nested and multi-line arguments, a comment and a string that name it, an
+# attribute of the same name (left alone), and a line to raise on.
+_POPCOUNT_SAMPLE = '''
+from engine.bitboard import popcount
+from engine.jit import inline_popcount
+
+
+class Holder:
+    @staticmethod
+    def popcount(x):
+        return -1
+
+
+@inline_popcount
+def counts(a, b, fail=False):
+    """popcount(a) and friends."""
+    # popcount(a) in a comment stays a comment
+    label = "popcount(b)"
+    total = popcount(a) + 2 * popcount((a | b) & ~(a & b))
+    nested = popcount(a & (b | (a >> 1)))
+    spread = popcount(
+        a
+        ^ b)
+    if fail:
+        raise ValueError("line of the raise")
+    return total, nested, spread, popcount(popcount(a) | b), Holder.popcount(a), label
+'''
+
+# Imports the sample in the signed form and checks the rewrite against popcount itself.
+_POPCOUNT_CHILD = r'''
+import json, random, sys, traceback
+sys.path.insert(0, sys.argv[1])
+import engine.bitboard as bitboard
+from engine.bitboard import popcount, to_bitboard
+import engine.evaluate
+import sample
+
+def reference(a, b):
+    return (popcount(a) + 2 * popcount((a | b) & ~(a & b)), popcount(a & (b | (a >> 1))),
+            popcount(a ^ b), popcount(popcount(a) | b), -1, "popcount(b)")
+
+def calls_popcount(function):
+    import dis
+    return any(i.opname == "LOAD_GLOBAL" and i.argval == "popcount"
+               for i in dis.get_instructions(function))
+
+rng = random.Random(5)
+values = [to_bitboard(rng.getrandbits(64)) for _ in range(400)]
+values += [bitboard.BIT63, bitboard.BIT63 | 1, 0, to_bitboard((1 << 64) - 1)]
+agree = all(sample.counts(a, b) == reference(a, b) for a in values for b in values[::7])
+try:
+    sample.counts(1, 2, fail=True)
+    line = None
+except ValueError:
+    line = traceback.extract_tb(sys.exc_info()[2])[-1].line
+print(json.dumps({
+    "signed": bitboard.SIGNED, "agree": agree, "raise_line": line,
+    "rewritten": sample.counts is not sample.counts.__wrapped__,
+    "sample_calls": calls_popcount(sample.counts),
+    "sample_doc": sample.counts.__doc__,
+    "evaluate_calls": calls_popcount(engine.evaluate._evaluate),
+    "evaluate_was": calls_popcount(engine.evaluate._evaluate.__wrapped__),
+}))
+'''
+
+
+def test_popcounts_are_written_out_in_the_signed_form_and_count_the_same(tmp_path):
+    """In the signed form (PyPy's; BASILISK_SIGNED_BITBOARDS=1 selects it here) the decorated
+    function is compiled again with its popcount calls written out: it counts what popcount
+    counts for every bitboard, h8 (the sign bit) included, leaves comments, strings and
+    attributes alone, keeps its docstring and the lines its tracebacks name; the
+    evaluation is written out the same way."""
+    (tmp_path / "sample.py").write_text(_POPCOUNT_SAMPLE)
+    env = dict(os.environ, BASILISK_SIGNED_BITBOARDS="1")
+    out = subprocess.run([sys.executable, "-c", _POPCOUNT_CHILD, str(tmp_path)], cwd=ROOT,
+                         env=env, capture_output=True, text=True, check=True).stdout
+    import json
+    result = json.loads(out)
+    assert result == {"signed": True, "agree": True,
+                      "raise_line": 'raise ValueError("line of the raise")',
+                      "rewritten": True, "sample_calls": False,
+                      "sample_doc": "popcount(a) and friends.",
+                      "evaluate_calls": False, "evaluate_was": True}
+
+
+def test_popcounts_are_left_as_calls_in_the_plain_form():
+    """In the plain form (CPython's) popcount is int.bit_count itself: nothing is rewritten."""
+    from engine.bitboard import SIGNED, popcount
+
+    def plain(bb):
+        return popcount(bb)
+
+    if SIGNED:
+        assert jit.inline_popcount(plain) is plain     # defined in a function: no top-level def
+    else:
+        assert jit.inline_popcount(plain) is plain and popcount is int.bit_count
+        import engine.evaluate
+        assert not hasattr(engine.evaluate._evaluate, "__wrapped__")
