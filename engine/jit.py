@@ -66,8 +66,9 @@ def not_inlined(function):
 
 
 # In a function's source: a comment, a string, or a popcount( call (not an attribute's)
-_TOKEN = re.compile(r"#[^\n]*|'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'[^'\n]*'|\"[^\"\n]*\"|"
-                    r"(?<![\w.])popcount\(")
+_TOKEN = re.compile(r"#[^\n]*|'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|"
+                    r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|(?<![\w.])popcount\(")
+_NESTING = {"(": 1, ")": -1}
 # popcount(x) in the signed form (engine.bitboard): h8 is the sign bit, so count the 63 low
 # bits and add one when it is set
 _WRITTEN = "(bit_count((_popcount_arg := ({})) & 0x7FFFFFFFFFFFFFFF) + (_popcount_arg < 0))"
@@ -84,7 +85,7 @@ def _write_out_popcounts(text):
         while depth:
             if end >= len(text):
                 return text, 0
-            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            depth += _NESTING.get(text[end], 0)
             end += 1
         argument = _write_out_popcounts(text[match.end():end - 1])[0]    # popcount(popcount(...))
         out.append(text[done:match.start()])
@@ -99,10 +100,11 @@ def inline_popcount(function):
     """Decorator: in the signed bitboard form (PyPy's), ``function`` compiled again from its
     source with each ``popcount(x)`` call written out in place.  PyPy traces every Python
     function on its own (MAX_UNROLL_RECURSION above), so each popcount would be a call with
-    a frame: written out in the evaluation, 1.10x fewer instructions a node warm, for about
-    60 ms more at import (docs/measurements.md, "Speed", session 60).  In the plain form (CPython), where popcount is int.bit_count itself, or where
-    the source cannot be read, ``function`` as it is.  Put it beneath other decorators: it
-    compiles the function alone (a top-level function, its own decorators left out)."""
+    a frame: written out in the evaluation, 1.10x fewer instructions a node warm, for at
+    most about 60 ms more at import (docs/measurements.md, "Speed", session 60).  In the
+    plain form (CPython), where popcount is int.bit_count itself, or where the source cannot
+    be read, ``function`` as it is.  Put it beneath other decorators: it compiles the
+    function alone (a top-level function, its own decorators left out)."""
     if not SIGNED:
         return function
     code = function.__code__

@@ -89,7 +89,7 @@ def test_recursion_is_not_unrolled_where_there_is_a_jit():
 
 
 # A module whose function counts squares with popcount in every shape the rewrite must
-# handle: nested and multi-line arguments, a comment and a string that name it, an
+# handle: nested and multi-line arguments, a comment and strings that name it, an
 # attribute of the same name (left alone), and a line to raise on.
 _POPCOUNT_SAMPLE = '''
 from engine.bitboard import popcount
@@ -106,7 +106,7 @@ class Holder:
 def counts(a, b, fail=False):
     """popcount(a) and friends."""
     # popcount(a) in a comment stays a comment
-    label = "popcount(b)"
+    label = "popcount(b)" + "\\"popcount(\\""[:0]     # an escaped quote in a string
     total = popcount(a) + 2 * popcount((a | b) & ~(a & b))
     nested = popcount(a & (b | (a >> 1)))
     spread = popcount(
