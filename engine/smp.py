@@ -28,6 +28,7 @@ platform and interpreter, and never write to the GUI's stdout.
 import os
 import pickle
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -52,6 +53,12 @@ STOP_WAIT_SECONDS = 1.0     # how long a stopped helper may stay silent before i
 # 280 ms, 1,000 after up to 1,176; `stop` after up to 170 ms)
 STOP_GRACE_SECONDS = 0.015
 QUIT_WAIT_SECONDS = 1.0     # how long close() gives a helper to exit before killing it
+GONE_WAIT_SECONDS = 0.1     # a helper whose output has ended is exiting: its status comes soon
+# A helper ended by one of these was most likely ended with its whole process group (a GUI's
+# or a service manager's SIGTERM, a terminal's hang-up), and this process is ending too: it
+# is replaced by the next search's start, if one comes, not at once
+GROUP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT")
+                      if hasattr(signal, name))
 # The helpers' lines vote on the move played (pick_line); 0 plays the main search's move.
 # Not yet measured on its own; with it and depth skipping on, Threads 2 scored +61 +/- 35
 # Elo against Threads 1 (200 games at 10 s + 0.1 s, one game at a time).
@@ -179,6 +186,7 @@ class HelperPool:
         self.lines = []                     # their last complete lines of the last search
         self.stopped_at = 0.0               # time.monotonic() of the last stop()
         self.late = {}                      # helper -> since when it owes its end of search
+        self.signalled = {}                 # helper -> the signal that ended it (GROUP_SIGNALS)
         self.closed = False
         try:
             # (the views under the try as well: whatever fails there, the block goes)
@@ -236,7 +244,7 @@ class HelperPool:
             if message[0] == "ready":
                 self.ready[index] = True
             elif message[0] == "gone":
-                self._replace(index, "helper %d has gone" % (index + 1))
+                self._gone(index)
                 break
         return self.ready[index]
 
@@ -252,10 +260,13 @@ class HelperPool:
         which ages the table: the helpers are given the age it will have).  A helper
         still starting up joins the next search; one still ending the last search joins
         this one when it has (its pipe holds the command), unless it has been silent for
-        STOP_WAIT_SECONDS since it was told to stop: then it is replaced.  Nothing here
-        waits, so a search never starts late because of the one before it."""
+        STOP_WAIT_SECONDS since it was told to stop: then it is replaced, as is one that a
+        signal of GROUP_SIGNALS ended.  Nothing here waits, so a search never starts late
+        because of the one before it."""
         if self.active:
             self.collect(0.0)
+        for index, signum in sorted(self.signalled.items()):
+            self._replace(index, "helper %d was ended by %s" % (index + 1, _signal_name(signum)))
         now = time.monotonic()
         for index, since in list(self.late.items()):
             if now - since > STOP_WAIT_SECONDS:
@@ -300,7 +311,7 @@ class HelperPool:
                     still.append(index)
                     break
                 if message[0] == "gone":
-                    self._replace(index, "helper %d has gone" % (index + 1))
+                    self._gone(index)
                     break
                 if message[0] == "done" and message[1] == self.search_id:
                     self.control[1 + index] = message[2]
@@ -313,11 +324,25 @@ class HelperPool:
         self.active = still
         return not still
 
+    def _gone(self, index):
+        """Helper index's output has ended: replace it, unless one of GROUP_SIGNALS ended
+        it (then a later start() does, if one comes)."""
+        try:
+            code = self.procs[index].wait(GONE_WAIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            code = None
+        if code is not None and -code in GROUP_SIGNALS:
+            self.signalled[index] = -code
+            self.late.pop(index, None)
+        else:
+            self._replace(index, "helper %d has gone" % (index + 1))
+
     def _replace(self, index, why):
         if self.closed:
             return              # (a helper ended by our own shutdown is not replaced)
         self.on_error("%s; starting a new one" % why)
         self.late.pop(index, None)
+        self.signalled.pop(index, None)
         self._end(index, kill=True)
         self._spawn(index)
 
@@ -366,6 +391,13 @@ class HelperPool:
         if not self.unlinked:
             self.unlinked = True
             self.shm.unlink()
+
+
+def _signal_name(signum):
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return "signal %d" % signum
 
 
 def _read_messages(pipe, inbox):

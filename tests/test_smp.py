@@ -309,6 +309,28 @@ def test_a_silent_helper_delays_no_search_and_is_replaced(threaded):
     assert pool.collect(10) and pool.late == {}   # the new helper answers this search
 
 
+def test_a_helper_ended_by_a_group_signal_is_replaced_by_the_next_search(threaded):
+    """SIGTERM to the whole process group (a GUI or service manager ending the engine) ends
+    the helpers as well: the search that finds one gone starts no new one, since this
+    process is ending too; the next search, if one comes, does."""
+    engine, errors = threaded
+    pool = engine.pool
+    helper = pool.procs[0]
+    infos, result = go(engine, MIDDLEGAME, infinite=True)
+    time.sleep(0.3)
+    os.kill(helper.pid, signal.SIGTERM)
+    assert helper.wait(5) == -signal.SIGTERM
+    engine.stop()
+    assert engine.wait_idle(10) and len(result) == 1
+    pool.collect(1.0)
+    assert errors == [] and pool.procs[0] is helper and pool.signalled == {0: signal.SIGTERM}
+    infos, result = go(engine, MIDDLEGAME, depth=5)
+    assert engine.wait_idle(60) and len(result) == 1
+    assert errors == ["helper 1 was ended by SIGTERM; starting a new one"]
+    assert pool.procs[0] is not helper and pool.signalled == {}
+    assert engine.wait_ready(60)
+
+
 def test_node_limited_search_is_one_process(threaded):
     engine, errors = threaded
     alone = Engine(hash_mb=8)
@@ -441,12 +463,13 @@ def wait_gone(pids, seconds):
 @needs_proc
 @needs_two_cpus
 @pytest.mark.parametrize("ending", ["quit", "eof", "term", "quit-term", "int", "quit-int",
-                                    "ctrl-c", "kill"])
+                                    "ctrl-c", "group-term", "kill"])
 def test_no_helper_outlives_the_engine(ending):
     """However the engine ends, its helpers end too; by quit, end of input, SIGTERM (what a
     GUI sends when quit goes unanswered, also while the engine is already shutting down
-    after quit) or SIGINT (Ctrl-C, which a terminal sends to the helpers as well) cleanly:
-    exit status 0, nothing on stderr (no traceback, no leaked shared memory)."""
+    after quit, or to the whole process group) or SIGINT (Ctrl-C, which a terminal sends
+    to the helpers as well) cleanly: exit status 0, nothing on stderr (no traceback, no
+    leaked shared memory), and no new helper started on the way out."""
     s = Session()
     s.send("uci")
     s.expect("uciok")
@@ -468,13 +491,14 @@ def test_no_helper_outlives_the_engine(ending):
             s.send("quit")
             time.sleep(0.03)
         signum = signal.SIGTERM if ending.endswith("term") else signal.SIGINT
-        for pid in (helpers if ending == "ctrl-c" else []) + [s.proc.pid]:
+        for pid in (helpers if ending in ("ctrl-c", "group-term") else []) + [s.proc.pid]:
             os.kill(pid, signum)
     s.proc.wait(10)
     assert wait_gone(helpers, 10) == []
     if ending != "kill":
         assert s.proc.returncode == 0
         assert s.all_stderr() == ""     # a resource tracker would warn after the engine is gone
+        assert not [line for line in s.transcript if "helper" in line], s.transcript[-5:]
 
 
 def test_a_pool_that_fails_to_start_frees_its_block(monkeypatch):
