@@ -1,4 +1,5 @@
-"""engine.runtime: PyPy started again with a small nursery when it chose a huge one."""
+"""engine.runtime: PyPy started again with a 4 MB nursery when it chose a huge one, or a
+small one beside a large last-level cache."""
 
 import os
 import subprocess
@@ -39,18 +40,58 @@ def test_a_nursery_the_user_set_is_kept(monkeypatch):
 
 def test_only_a_nursery_above_the_bound_restarts(monkeypatch):
     monkeypatch.delenv(runtime.NURSERY_VARIABLE, raising=False)
+    monkeypatch.setattr(runtime, "last_level_cache_bytes", lambda: None)
     monkeypatch.setattr(runtime, "pypy_nursery_bytes", lambda: runtime.NURSERY_MAX_BYTES + 1)
     assert runtime.needs_restart() == (os.name == "posix")
     monkeypatch.setattr(runtime, "pypy_nursery_bytes", lambda: runtime.NURSERY_MAX_BYTES)
+    assert not runtime.needs_restart()
+    monkeypatch.setattr(runtime, "pypy_nursery_bytes", lambda: 1 << 20)    # cache unknown
     assert not runtime.needs_restart()
     monkeypatch.setattr(runtime, "pypy_nursery_bytes", lambda: None)      # CPython
     assert not runtime.needs_restart()
 
 
+def test_a_small_nursery_is_raised_only_beside_a_large_cache(monkeypatch):
+    four, mb = runtime.NURSERY_BYTES, 1 << 20
+    assert runtime.NURSERY == "%dMB" % (four // mb)
+    assert runtime.restart_wanted(mb, 32 * mb)          # 512 KB reported, a 32 MB L3 beside
+    assert runtime.restart_wanted(mb, runtime.CACHE_PER_NURSERY * four)
+    assert not runtime.restart_wanted(mb, runtime.CACHE_PER_NURSERY * four - 1)
+    assert not runtime.restart_wanted(mb, None)
+    assert not runtime.restart_wanted(four, 64 * mb)    # already as large: left alone
+    assert not runtime.restart_wanted(16 * mb, 64 * mb)
+    assert runtime.restart_wanted(150 * mb, None)       # a huge one, whatever the cache
+    monkeypatch.delenv(runtime.NURSERY_VARIABLE, raising=False)
+    monkeypatch.setattr(runtime, "pypy_nursery_bytes", lambda: mb)
+    monkeypatch.setattr(runtime, "last_level_cache_bytes", lambda: 32 * mb)
+    assert runtime.needs_restart() == (os.name == "posix")
+
+
+def test_the_last_level_cache_from_sysfs(tmp_path):
+    def cache(index, level, kind, size):
+        folder = tmp_path / ("index%d" % index)
+        folder.mkdir()
+        (folder / "level").write_text("%d\n" % level)
+        (folder / "type").write_text(kind + "\n")
+        (folder / "size").write_text(size + "\n")
+    assert runtime.last_level_cache_bytes(str(tmp_path)) is None
+    cache(0, 1, "Data", "32K")
+    cache(1, 1, "Instruction", "32K")
+    assert runtime.last_level_cache_bytes(str(tmp_path)) == 32 << 10
+    cache(2, 2, "Unified", "512K")
+    cache(3, 3, "Unified", "32768K")
+    cache(4, 4, "Instruction", "1M")                    # not a data cache
+    (tmp_path / "uevent").write_text("")
+    assert runtime.last_level_cache_bytes(str(tmp_path)) == 32 << 20
+    (tmp_path / "index3" / "size").write_text("garbled\n")
+    assert runtime.last_level_cache_bytes(str(tmp_path)) == 512 << 10
+    assert runtime.last_level_cache_bytes(str(tmp_path / "missing")) is None
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc/<pid>/environ")
 def test_the_engine_runs_with_a_small_nursery():
-    """The UCI engine, started as a GUI starts it: PyPy's own choice if that is at most the
-    bound; otherwise the same process (same pid) runs on with ``NURSERY`` and answers."""
+    """The UCI engine, started as a GUI starts it: PyPy's own choice where restart_wanted()
+    says so; otherwise the same process (same pid) runs on with ``NURSERY`` and answers."""
     env = _without_nursery_setting()
     chosen = subprocess.run([sys.executable, "-c", NURSERY_PROBE], cwd=str(REPO), env=env,
                             capture_output=True, text=True, check=True).stdout.strip()
@@ -71,11 +112,11 @@ def test_the_engine_runs_with_a_small_nursery():
             proc.wait()
     if chosen == "None":                        # CPython
         assert setting is None
-    elif int(chosen) > runtime.NURSERY_MAX_BYTES:
+    elif runtime.restart_wanted(int(chosen), runtime.last_level_cache_bytes()):
         assert setting == runtime.NURSERY
         restarted = subprocess.run([sys.executable, "-c", NURSERY_PROBE], cwd=str(REPO),
                                    env=dict(env, PYPY_GC_NURSERY=setting),
                                    capture_output=True, text=True, check=True).stdout
-        assert int(restarted) <= runtime.NURSERY_MAX_BYTES
+        assert int(restarted) == runtime.NURSERY_BYTES
     else:
         assert setting is None
