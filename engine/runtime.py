@@ -4,13 +4,13 @@ PyPy sizes its nursery (where every new object is born; a minor collection empti
 the cache size that /proc/cpuinfo reports, and virtual machines report it oddly: some a
 cache of hundreds of megabytes (300 MB on some of this project's 2-core VMs, so a 150 MB
 nursery, far outside the real caches, where each allocation touches a cache line that has
-long left them), others only the L2 of a core (512 KB, so a 1 MB nursery, emptied four times
-as often as a 4 MB one that a 32 MB L3 beside it would hold).  So the entry point starts the same command again (the same
-process, by exec) with ``PYPY_GC_NURSERY`` set to ``NURSERY`` when PyPy chose a nursery
-above ``NURSERY_MAX_BYTES``, or one below ``NURSERY`` where the last-level cache that sysfs
-reports holds at least ``CACHE_PER_NURSERY`` times it.  A ``PYPY_GC_NURSERY`` the user set
-is left alone.  Under CPython, or where exec would start a new process (Windows), nothing
-happens.
+long left them), others only the L2 of a core (512 KB, so a 1 MB nursery, emptied four
+times as often as a 4 MB one that the 32 MB L3 beside it would hold).  So the entry point
+starts the same command again (the same process, by exec) with ``PYPY_GC_NURSERY`` set to
+``NURSERY`` when PyPy chose a nursery above ``NURSERY_MAX_BYTES``, or one below ``NURSERY``
+where the last-level cache that sysfs reports holds at least ``CACHE_PER_NURSERY`` times it.
+A ``PYPY_GC_NURSERY`` the user set is left alone.  Under CPython, or where exec would start
+a new process (Windows), nothing happens.
 """
 
 import os

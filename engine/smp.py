@@ -186,7 +186,7 @@ class HelperPool:
         self.lines = []                     # their last complete lines of the last search
         self.stopped_at = 0.0               # time.monotonic() of the last stop()
         self.late = {}                      # helper -> since when it owes its end of search
-        self.signalled = {}                 # helper -> the signal that ended it (GROUP_SIGNALS)
+        self.signalled = {}                 # helper -> the GROUP_SIGNALS signal that ended it
         self.closed = False
         try:
             # (the views under the try as well: whatever fails there, the block goes)
@@ -236,6 +236,8 @@ class HelperPool:
 
     def _check_ready(self, index, timeout=0.0):
         """Has helper index said it is ready (waiting for its word within timeout)?"""
+        if index in self.signalled:
+            return False                    # gone: nothing more will come from it
         deadline = time.monotonic() + timeout
         while not self.ready[index]:
             message = self._next_message(index, deadline - time.monotonic())
@@ -266,7 +268,8 @@ class HelperPool:
         if self.active:
             self.collect(0.0)
         for index, signum in sorted(self.signalled.items()):
-            self._replace(index, "helper %d was ended by %s" % (index + 1, _signal_name(signum)))
+            self._replace(index, "helper %d was ended by %s"
+                          % (index + 1, _signal_name(signum)))
         now = time.monotonic()
         for index, since in list(self.late.items()):
             if now - since > STOP_WAIT_SECONDS:
@@ -333,6 +336,7 @@ class HelperPool:
             code = None
         if code is not None and -code in GROUP_SIGNALS:
             self.signalled[index] = -code
+            self.ready[index] = False
             self.late.pop(index, None)
         else:
             self._replace(index, "helper %d has gone" % (index + 1))

@@ -324,6 +324,9 @@ def test_a_helper_ended_by_a_group_signal_is_replaced_by_the_next_search(threade
     assert engine.wait_idle(10) and len(result) == 1
     pool.collect(1.0)
     assert errors == [] and pool.procs[0] is helper and pool.signalled == {0: signal.SIGTERM}
+    started = time.monotonic()
+    assert not engine.wait_ready(5)             # it will never say it is ready: not waited for
+    assert time.monotonic() - started < 1
     infos, result = go(engine, MIDDLEGAME, depth=5)
     assert engine.wait_idle(60) and len(result) == 1
     assert errors == ["helper 1 was ended by SIGTERM; starting a new one"]
