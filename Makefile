@@ -8,7 +8,7 @@ PYPY ?= pypy3
 PYPY_VENV := .venv-pypy
 PYPY_STAMP := $(PYPY_VENV)/.installed-stamp
 
-.PHONY: run test test-pypy test-slow bench bench-perft bench-search bench-compare bench-instructions bench-memory perft-suite install-opponents clean
+.PHONY: run test test-pypy test-slow bench bench-perft bench-search bench-compare bench-instructions bench-memory perft-suite fuzz install-opponents clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,10 @@ bench: bench-perft bench-search
 
 perft-suite: $(STAMP)
 	$(PY) scripts/perft.py
+
+# random UCI command streams, each round a fresh engine process (scripts/uci_fuzz.py)
+fuzz: $(STAMP)
+	$(PY) scripts/uci_fuzz.py $(FUZZ_ARGS)
 
 install-opponents:
 	bash scripts/install_opponents.sh

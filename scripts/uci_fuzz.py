@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""A UCI fuzzer: random command streams sent to an engine process, checked from outside.
+
+The unit tests drive the protocol one case at a time; this drives it in random orders, as
+GUIs, match runners and people at a terminal do: positions (standard and Chess960, by FEN,
+Shredder-FEN or moves), searches of every kind (depth, nodes, movetime, clock, mate,
+infinite, ponder, searchmoves), options changed between and during them, `isready` while
+searching, malformed lines of every sort, and an ending by `quit`, end of input or SIGTERM,
+some in the middle of a two-thread search.  Each round is a fresh process.
+
+It reports, per round: no `uciok`; no `readyok` within READY_SECONDS (searching or not); no
+`bestmove` where one is due; a `bestmove` that is not legal in the last position sent (or
+not in the notation UCI_Chess960 asks for); a traceback on stdout or stderr (the engine
+writes one to stderr only for an error it caught, which is still a bug); no exit within
+EXIT_SECONDS of the ending, or a non-zero exit; and a helper process still alive after the
+engine has gone (found by a marker in its environment).  The exit status is 1 if any round
+found something.
+
+    python scripts/uci_fuzz.py                                   # CPython, 20 rounds, seed 1
+    python scripts/uci_fuzz.py --engine "pypy3 -m engine" --rounds 40 --seed 7
+"""
+
+import argparse
+import os
+import queue
+import random
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import chess
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+START_SECONDS = 20.0        # to `uciok` (PyPy may start itself again first)
+READY_SECONDS = 5.0
+SEARCH_SECONDS = 20.0       # for a bounded search (at most depth 5, 5,000 nodes, 0.2 s)
+MATE_SECONDS = 3.0          # `go mate` searches on until it finds one, as Stockfish's does
+EXIT_SECONDS = 5.0
+MARKER = "BASILISK_FUZZ_MARKER"
+OPTIONS = (("Hash", lambda rng: str(rng.choice([1, 2, 16, 64]))),
+           ("Threads", lambda rng: str(rng.choice([1, 1, 2]))),
+           ("MultiPV", lambda rng: str(rng.randrange(1, 4))),
+           ("UCI_Chess960", lambda rng: rng.choice(["true", "false"])),
+           ("UCI_LimitStrength", lambda rng: rng.choice(["true", "false"])),
+           ("UCI_Elo", lambda rng: str(rng.randrange(1000, 3000))),
+           ("Skill Level", lambda rng: str(rng.randrange(-2, 22))),
+           ("Ponder", lambda rng: rng.choice(["true", "false"])),
+           ("OwnBook", lambda rng: rng.choice(["true", "false"])),
+           ("Move Overhead", lambda rng: str(rng.randrange(0, 200))))
+MALFORMED = ("xboard", "protover 2", "foo", "", "   ", "go depth", "go nodes x", "position",
+             "position fen", "position startpos moves e2e5",
+             "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
+             "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0",
+             "position startpos moves e2e4 e7e5 g1f3 z9z9", "position startpos moves",
+             "position fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1 moves e1g1",
+             "setoption name", "setoption name Hash value -1", "setoption name Threads value 99",
+             "setoption name Hash value abc", "setoption name Nope value 1",
+             "go searchmoves zz", "go wtime -100 btime -100", "go movetime 0", "go depth 0",
+             "go nodes 0", "ponderhit", "stop", "register later", "debug on", "debug off",
+             "\x01\x02", "\u00e9\u00e8", "go " + "9" * 40)
+GO_WORDS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime",
+            "infinite", "ponder", "1", "-1", "99999999999999999999")
+
+
+class Process:
+    """The engine under test: its lines arrive on a queue, stderr is kept whole."""
+
+    def __init__(self, command, cwd, marker):
+        env = dict(os.environ, **{MARKER: marker})
+        self.proc = subprocess.Popen(command, cwd=cwd, env=env, text=True, bufsize=1,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, errors="replace")
+        self.lines = queue.Queue()
+        self.stdout = []
+        self.stderr = []
+        self.sent = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr),
+                         daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            line = line.rstrip("\n")
+            self.stdout.append(line)
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def send(self, line):
+        self.sent.append(line)
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            pass                          # it has gone: the checks below say so
+
+    def wait_for(self, prefix, seconds):
+        """The next line starting with prefix within seconds, "EOF" if output ended, or None."""
+        deadline = time.monotonic() + seconds
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                return None
+            if line is None:
+                self.lines.put(None)
+                return "EOF"
+            if line.startswith(prefix):
+                return line
+
+
+def random_board(rng, chess960):
+    """A position reached by up to 80 random legal moves from the start (or a Chess960 one)."""
+    board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
+    for _ in range(rng.randrange(0, 80)):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    return board
+
+
+def bestmove_problem(board, line, chess960):
+    """What is wrong with this bestmove line for board, or None."""
+    words = line.split()
+    if len(words) < 2:
+        return "bestmove without a move: %r" % line
+    move = words[1]
+    if not any(board.legal_moves):
+        return None if move in ("(none)", "0000") else "bestmove %s where no move is legal" % move
+    board = board.copy(stack=False)
+    board.chess960 = chess960
+    try:
+        parsed = board.parse_uci(move)
+    except ValueError:
+        return "illegal bestmove %s in %s" % (move, board.fen())
+    if board.uci(parsed, chess960=chess960) != move:
+        return "bestmove %s in the wrong castling notation (UCI_Chess960 %s)" % (move, chess960)
+    return None
+
+
+def helpers_alive(marker):
+    """Processes (Linux /proc) whose environment carries this round's marker."""
+    alive = []
+    needle = ("%s=%s" % (MARKER, marker)).encode()
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return alive
+    for pid in pids:
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as handle:
+                if needle in handle.read().split(b"\0"):
+                    alive.append(int(pid))
+        except OSError:
+            continue
+    return alive
+
+
+def run_round(command, cwd, rng):
+    """One engine process through a random stream; the problems found, as strings."""
+    marker = uuid.uuid4().hex
+    engine = Process(command, cwd, marker)
+    problems = []
+
+    def problem(text):
+        problems.append("%s (after: %s)" % (text, " | ".join(engine.sent[-5:])))
+
+    def expect_bestmove(seconds):
+        line = engine.wait_for("bestmove", seconds)
+        if line is None or line == "EOF":
+            problem("no bestmove (%s)" % ("output ended" if line else "timed out"))
+            return None
+        return line
+
+    engine.send("uci")
+    if engine.wait_for("uciok", START_SECONDS) in (None, "EOF"):
+        problem("no uciok")
+    chess960 = False
+    board, known = chess.Board(), True     # known: the engine's position is board
+    frc = False                             # board is a Chess960 start's descendant
+    for _ in range(rng.randrange(10, 40)):
+        r = rng.random()
+        if r < 0.15:
+            line = rng.choice(MALFORMED) if rng.random() < 0.8 else \
+                "go " + " ".join(rng.choice(GO_WORDS) for _ in range(6))
+            engine.send(line)
+            words = line.split()
+            if words[:1] == ["go"]:
+                engine.send("stop")       # whatever it started (infinite, ponder, a long one)
+                expect_bestmove(SEARCH_SECONDS)
+            elif words[:1] in (["position"], ["ponderhit"]):
+                known = False             # a partial or rejected position: not checked after
+        elif r < 0.25:
+            name, value = rng.choice(OPTIONS)
+            value = value(rng)
+            engine.send("setoption name %s value %s" % (name, value))
+            if name == "UCI_Chess960":
+                chess960 = value == "true"
+                known = known and not frc     # see below
+        elif r < 0.45:
+            new = random_board(rng, rng.random() < 0.3)
+            if rng.random() < 0.5 or new.chess960:
+                engine.send("position fen " + (new.shredder_fen() if new.chess960 else new.fen()))
+            else:
+                engine.send("position startpos moves " + " ".join(m.uci() for m in new.move_stack))
+            # a Chess960 start read in standard mode: its castling moves have no fixed notation
+            board, frc = new.copy(stack=False), new.chess960
+            known = chess960 or not frc
+        elif r < 0.55:
+            engine.send("isready")
+            if engine.wait_for("readyok", READY_SECONDS) in (None, "EOF"):
+                problem("no readyok")
+        elif r < 0.60:
+            engine.send("ucinewgame")
+        else:
+            kind = rng.choice(("depth", "nodes", "movetime", "clock", "mate", "infinite", "ponder"))
+            go = {"depth": lambda: "go depth %d" % rng.randrange(1, 6),
+                  "nodes": lambda: "go nodes %d" % rng.randrange(1, 5000),
+                  "movetime": lambda: "go movetime %d" % rng.randrange(1, 200),
+                  "clock": lambda: "go wtime %d btime %d winc %d binc %d" % (
+                      rng.randrange(0, 3000), rng.randrange(0, 3000), rng.randrange(0, 100),
+                      rng.randrange(0, 100)) + (" movestogo %d" % rng.randrange(1, 40)
+                                                if rng.random() < 0.3 else ""),
+                  "mate": lambda: "go mate %d" % rng.randrange(1, 4),
+                  "infinite": lambda: "go infinite",
+                  "ponder": lambda: "go ponder"}[kind]()
+            legal = list(board.legal_moves)
+            if known and legal and rng.random() < 0.1:
+                chosen = rng.sample(legal, min(2, len(legal)))
+                go += " searchmoves " + " ".join(board.uci(m, chess960=chess960) for m in chosen)
+            engine.send(go)
+            if kind in ("infinite", "ponder"):
+                time.sleep(rng.random() * 0.3)
+                if rng.random() < 0.5:
+                    engine.send("isready")
+                    if engine.wait_for("readyok", READY_SECONDS) in (None, "EOF"):
+                        problem("no readyok while searching")
+                if kind == "ponder" and rng.random() < 0.5:
+                    engine.send("ponderhit")
+                engine.send("stop")
+                line = expect_bestmove(SEARCH_SECONDS)
+            elif kind == "mate":
+                line = engine.wait_for("bestmove", MATE_SECONDS)
+                if line is None:          # none found: it searches on until told to stop
+                    engine.send("stop")
+                    line = expect_bestmove(SEARCH_SECONDS)
+                elif line == "EOF":
+                    problem("no bestmove (output ended)")
+                    line = None
+            else:
+                line = expect_bestmove(SEARCH_SECONDS)
+            if line is not None and known:
+                wrong = bestmove_problem(board, line, chess960)
+                if wrong:
+                    problem(wrong)
+
+    ending = rng.choice(("quit", "end of input", "quit while searching",
+                         "end of input while searching", "SIGTERM"))
+    if ending.endswith("while searching"):
+        engine.send("setoption name Threads value 2")
+        engine.send("go infinite")
+        time.sleep(rng.random() * 0.5)
+    if ending.startswith("quit"):
+        engine.send("quit")
+    elif ending.startswith("end of input"):
+        engine.proc.stdin.close()
+    else:
+        engine.proc.send_signal(signal.SIGTERM)
+    try:
+        code = engine.proc.wait(EXIT_SECONDS)
+    except subprocess.TimeoutExpired:
+        problem("no exit within %.0f s of %s" % (EXIT_SECONDS, ending))
+        engine.proc.kill()
+        engine.proc.wait()
+    else:
+        if code not in ((0, -signal.SIGTERM) if ending == "SIGTERM" else (0,)):
+            problem("exit code %s after %s" % (code, ending))
+    time.sleep(0.3)                       # (a helper told to go exits within milliseconds)
+    left = helpers_alive(marker)
+    if left:
+        problem("processes left after %s: %s" % (ending, left))
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    time.sleep(0.05)                      # the reader threads take the last lines
+    if any("Traceback" in line for line in engine.stdout):
+        problem("a traceback on stdout")
+    if any("Traceback" in line for line in engine.stderr):
+        problem("a traceback on stderr: %s" % "".join(engine.stderr)[-400:])
+    return problems
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--engine", default="%s -m engine" % shlex.quote(sys.executable),
+                        help="command line that starts the engine (default: this Python)")
+    parser.add_argument("--cwd", default=REPO, help="its working directory (default: the repo)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=20)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    command = shlex.split(args.engine)
+    found = 0
+    start = time.monotonic()
+    for index in range(args.rounds):
+        problems = run_round(command, args.cwd, rng)
+        found += len(problems)
+        print("round %d/%d: %s" % (index + 1, args.rounds,
+                                   "; ".join(problems) if problems else "ok"), flush=True)
+    print("%d rounds, %d problems, %.0f s (%s, seed %d)"
+          % (args.rounds, found, time.monotonic() - start, args.engine, args.seed))
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
