@@ -1,5 +1,6 @@
 """scripts/uci_fuzz.py: a few random rounds find nothing in the engine, and its checks find
 what a planted broken engine does wrong."""
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -38,6 +39,7 @@ def test_the_checks_catch_a_broken_engine(tmp_path):
              for _ in range(3)]
     every = [problem for problems in found for problem in problems]
     assert all(any("traceback on stderr" in p for p in problems) for problems in found), found
-    assert all(any("processes left" in p for p in problems) for problems in found), found
+    if os.path.isdir("/proc"):          # (helpers are found through /proc: Linux)
+        assert all(any("processes left" in p for p in problems) for problems in found), found
     assert any("illegal bestmove a1a1" in p or "where no move is legal" in p for p in every), every
     assert any("no exit within" in p for p in every), every
