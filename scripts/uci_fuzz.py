@@ -5,16 +5,17 @@ The unit tests drive the protocol one case at a time; this drives it in random o
 GUIs, match runners and people at a terminal do: positions (standard and Chess960, by FEN,
 Shredder-FEN or moves), searches of every kind (depth, nodes, movetime, clock, mate,
 infinite, ponder, searchmoves), options changed between and during them, `isready` while
-searching, malformed lines of every sort, and an ending by `quit`, end of input or SIGTERM,
-some in the middle of a two-thread search.  Each round is a fresh process.
+searching, `d`, `eval`, `bench` and `go perft`, malformed lines of every sort, and an ending
+by `quit`, end of input or SIGTERM, some in the middle of a two-thread search. Each round is
+a fresh process.
 
 It reports, per round: no `uciok`; no `readyok` within READY_SECONDS (searching or not); no
 `bestmove` where one is due; a `bestmove` that is not legal in the last position sent (or
-not in the notation UCI_Chess960 asks for); a traceback on stdout or stderr (the engine
-writes one to stderr only for an error it caught, which is still a bug); no exit within
-EXIT_SECONDS of the ending, or a non-zero exit; and a helper process still alive after the
-engine has gone (found by a marker in its environment).  The exit status is 1 if any round
-found something.
+not in the notation UCI_Chess960 asks for); a `go perft` total unlike python-chess's; a
+traceback on stdout or stderr (the engine writes one to stderr only for an error it caught,
+which is still a bug); no exit within EXIT_SECONDS of the ending, or a non-zero exit; and a
+helper process still alive after the engine has gone (found by a marker in its environment).
+The exit status is 1 if any round found something.
 
     python scripts/uci_fuzz.py                                   # CPython, 20 rounds, seed 1
     python scripts/uci_fuzz.py --engine "pypy3 -m engine" --rounds 40 --seed 7
@@ -33,6 +34,9 @@ import time
 import uuid
 
 import chess
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from oracle import oracle_perft  # noqa: E402  (a sibling script)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 START_SECONDS = 20.0        # to `uciok` (PyPy may start itself again first)
@@ -78,6 +82,8 @@ class Process:
         self.stdout = []
         self.stderr = []
         self.sent = []
+        self.transcript = []              # (seconds, "<" sent or ">" received, line)
+        self.started = time.monotonic()
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr),
                          daemon=True).start()
@@ -86,19 +92,22 @@ class Process:
         for line in self.proc.stdout:
             line = line.rstrip("\n")
             self.stdout.append(line)
+            self.transcript.append((time.monotonic() - self.started, ">", line))
             self.lines.put(line)
         self.lines.put(None)
 
     def send(self, line):
         self.sent.append(line)
+        self.transcript.append((time.monotonic() - self.started, "<", line))
         try:
             self.proc.stdin.write(line + "\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             pass                          # it has gone: the checks below say so
 
-    def wait_for(self, prefix, seconds):
-        """The next line starting with prefix within seconds, "EOF" if output ended, or None."""
+    def wait_for(self, prefix, seconds, skipped=None):
+        """The next line starting with prefix within seconds, "EOF" if output ended, or None
+        (the lines before it appended to the list ``skipped``, if given)."""
         deadline = time.monotonic() + seconds
         while True:
             left = deadline - time.monotonic()
@@ -113,6 +122,8 @@ class Process:
                 return "EOF"
             if line.startswith(prefix):
                 return line
+            if skipped is not None:
+                skipped.append(line)
 
 
 def random_board(rng, chess960):
@@ -163,8 +174,9 @@ def helpers_alive(marker):
     return alive
 
 
-def run_round(command, cwd, rng):
-    """One engine process through a random stream; the problems found, as strings."""
+def run_round(command, cwd, rng, transcript=None):
+    """One engine process through a random stream; the problems found, as strings (and the
+    round's transcript appended to the list ``transcript``, if given)."""
     marker = uuid.uuid4().hex
     engine = Process(command, cwd, marker)
     problems = []
@@ -206,19 +218,50 @@ def run_round(command, cwd, rng):
                 known = known and not frc     # see below
         elif r < 0.45:
             new = random_board(rng, rng.random() < 0.3)
+            # what the engine says up to here is read first, so what follows is its answer
+            engine.send("isready")
+            if engine.wait_for("readyok", READY_SECONDS) in (None, "EOF"):
+                problem("no readyok")
             if rng.random() < 0.5 or new.chess960:
                 engine.send("position fen " + (new.shredder_fen() if new.chess960 else new.fen()))
             else:
-                engine.send("position startpos moves " + " ".join(m.uci() for m in new.move_stack))
+                replay, moves = chess.Board(), []     # in the notation UCI_Chess960 asks for
+                for move in new.move_stack:
+                    moves.append(replay.uci(move, chess960=chess960))
+                    replay.push(move)
+                engine.send("position startpos moves " + " ".join(moves))
             # a Chess960 start read in standard mode: its castling moves have no fixed notation
             board, frc = new.copy(stack=False), new.chess960
             known = chess960 or not frc
+            engine.send("isready")
+            answer = []
+            if engine.wait_for("readyok", READY_SECONDS, answer) in (None, "EOF"):
+                problem("no readyok")
+            elif known and any(line.startswith("info string error") for line in answer):
+                problem("a legal position refused: %s" % answer)
         elif r < 0.55:
             engine.send("isready")
             if engine.wait_for("readyok", READY_SECONDS) in (None, "EOF"):
                 problem("no readyok")
         elif r < 0.60:
             engine.send("ucinewgame")
+        elif r < 0.66:
+            tool = rng.choice(("d", "eval", "help", "bench", "perft"))
+            if tool == "bench":
+                engine.send("bench %d" % rng.randrange(1, 3))
+                if engine.wait_for("Nodes/second", SEARCH_SECONDS) in (None, "EOF"):
+                    problem("no end of bench")
+            elif tool == "perft":
+                depth = rng.randrange(1, 4)
+                engine.send("go perft %d" % depth)
+                line = engine.wait_for("Nodes searched: ", SEARCH_SECONDS)
+                if line in (None, "EOF"):
+                    problem("no perft total")
+                elif known and int(line.split()[-1]) != oracle_perft(board, depth):
+                    problem("perft %d: %s, python-chess %d in %s"
+                            % (depth, line, oracle_perft(board, depth), board.fen()))
+            else:
+                engine.send(tool)
         else:
             kind = rng.choice(("depth", "nodes", "movetime", "clock", "mate", "infinite", "ponder"))
             go = {"depth": lambda: "go depth %d" % rng.randrange(1, 6),
@@ -296,6 +339,8 @@ def run_round(command, cwd, rng):
         problem("a traceback on stdout")
     if any("Traceback" in line for line in engine.stderr):
         problem("a traceback on stderr: %s" % "".join(engine.stderr)[-400:])
+    if transcript is not None:
+        transcript.extend(engine.transcript)
     return problems
 
 
@@ -306,16 +351,25 @@ def main(argv=None):
     parser.add_argument("--cwd", default=REPO, help="its working directory (default: the repo)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--transcript", type=int, default=0, metavar="LINES",
+                        help="after a round with problems, its last LINES lines sent (<) and "
+                             "received (>), option and board lines left out")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     command = shlex.split(args.engine)
     found = 0
     start = time.monotonic()
     for index in range(args.rounds):
-        problems = run_round(command, args.cwd, rng)
+        transcript = []
+        problems = run_round(command, args.cwd, rng, transcript)
         found += len(problems)
         print("round %d/%d: %s" % (index + 1, args.rounds,
                                    "; ".join(problems) if problems else "ok"), flush=True)
+        if problems and args.transcript:
+            shown = [entry for entry in transcript
+                     if not entry[2].startswith(("option ", " +", " |", "   a"))]
+            for seconds, way, line in shown[-args.transcript:]:
+                print("  %8.3f %s %s" % (seconds, way, line))
     print("%d rounds, %d problems, %.0f s (%s, seed %d)"
           % (args.rounds, found, time.monotonic() - start, args.engine, args.seed))
     return 1 if found else 0
