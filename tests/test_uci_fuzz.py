@@ -31,7 +31,9 @@ def test_a_few_random_rounds_find_nothing(capsys):
     assert uci_fuzz.main(["--rounds", "3", "--seed", "11"]) == 0, capsys.readouterr().out
 
 
-def test_the_checks_catch_a_broken_engine(tmp_path):
+def test_the_checks_catch_a_broken_engine(tmp_path, monkeypatch):
+    for name in ("SEARCH_SECONDS", "EXIT_SECONDS"):    # it answers at once or never
+        monkeypatch.setattr(uci_fuzz, name, 2.0)
     script = tmp_path / "broken.py"
     script.write_text(BROKEN_ENGINE)
     rng = uci_fuzz.random.Random(5)
