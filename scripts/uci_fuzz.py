@@ -10,12 +10,13 @@ by `quit`, end of input or SIGTERM, some in the middle of a two-thread search. E
 a fresh process.
 
 It reports, per round: no `uciok`; no `readyok` within READY_SECONDS (searching or not); no
-`bestmove` where one is due; a `bestmove` that is not legal in the last position sent (or
-not in the notation UCI_Chess960 asks for); a `go perft` total unlike python-chess's; a
-traceback on stdout or stderr (the engine writes one to stderr only for an error it caught,
-which is still a bug); no exit within EXIT_SECONDS of the ending, or a non-zero exit; and a
-helper process still alive after the engine has gone (found by a marker in its environment).
-The exit status is 1 if any round found something.
+`bestmove` where one is due; a legal position refused (an `info string error` before the
+next `readyok`); a `bestmove` that is not legal in the last position sent (or not in the
+notation UCI_Chess960 asks for, or outside `searchmoves`); a `go perft` total unlike python-
+chess's; a traceback on stdout or stderr (the engine writes one to stderr only for an error
+it caught, which is still a bug); no exit within EXIT_SECONDS of the ending, or a non-zero
+exit; and a helper process still alive after the engine has gone (found by a marker in its
+environment). The exit status is 1 if any round found something.
 
     python scripts/uci_fuzz.py                                   # CPython, 20 rounds, seed 1
     python scripts/uci_fuzz.py --engine "pypy3 -m engine" --rounds 40 --seed 7
@@ -54,6 +55,8 @@ OPTIONS = (("Hash", lambda rng: str(rng.choice([1, 2, 16, 64]))),
            ("Skill Level", lambda rng: str(rng.randrange(-2, 22))),
            ("Ponder", lambda rng: rng.choice(["true", "false"])),
            ("OwnBook", lambda rng: rng.choice(["true", "false"])),
+           ("Book File", lambda rng: rng.choice(["data/books/8moves_v3.bin", "", "no/such.bin"])),
+           ("Book Best Move", lambda rng: rng.choice(["true", "false"])),
            ("Move Overhead", lambda rng: str(rng.randrange(0, 200))))
 MALFORMED = ("xboard", "protover 2", "foo", "", "   ", "go depth", "go nodes x", "position",
              "position fen", "position startpos moves e2e5",
@@ -275,9 +278,11 @@ def run_round(command, cwd, rng, transcript=None):
                   "infinite": lambda: "go infinite",
                   "ponder": lambda: "go ponder"}[kind]()
             legal = list(board.legal_moves)
+            allowed = None                # the searchmoves given, in the engine's notation
             if known and legal and rng.random() < 0.1:
                 chosen = rng.sample(legal, min(2, len(legal)))
-                go += " searchmoves " + " ".join(board.uci(m, chess960=chess960) for m in chosen)
+                allowed = [board.uci(m, chess960=chess960) for m in chosen]
+                go += " searchmoves " + " ".join(allowed)
             engine.send(go)
             if kind in ("infinite", "ponder"):
                 time.sleep(rng.random() * 0.3)
@@ -301,6 +306,8 @@ def run_round(command, cwd, rng, transcript=None):
                 line = expect_bestmove(SEARCH_SECONDS)
             if line is not None and known:
                 wrong = bestmove_problem(board, line, chess960)
+                if not wrong and allowed and line.split()[1] not in allowed:
+                    wrong = "bestmove %s outside searchmoves %s" % (line.split()[1], allowed)
                 if wrong:
                     problem(wrong)
 
