@@ -12,11 +12,11 @@ a fresh process.
 It reports, per round: no `uciok`; no `readyok` within READY_SECONDS (searching or not); no
 `bestmove` where one is due; a legal position refused (an `info string error` before the
 next `readyok`); a `bestmove` that is not legal in the last position sent (or not in the
-notation UCI_Chess960 asks for, or outside `searchmoves`); a `go perft` total unlike python-
-chess's; a traceback on stdout or stderr (the engine writes one to stderr only for an error
-it caught, which is still a bug); no exit within EXIT_SECONDS of the ending, or a non-zero
-exit; and a helper process still alive after the engine has gone (found by a marker in its
-environment). The exit status is 1 if any round found something.
+notation UCI_Chess960 asks for, or outside `searchmoves`); a `go perft` total unlike
+python-chess's; a traceback on stdout or stderr (the engine writes one to stderr only for an
+error it caught, which is still a bug); no exit within EXIT_SECONDS of the ending, or a
+non-zero exit; and a helper process still alive after the engine has gone (found by a marker
+in its environment). The exit status is 1 if any round found something.
 
     python scripts/uci_fuzz.py                                   # CPython, 20 rounds, seed 1
     python scripts/uci_fuzz.py --engine "pypy3 -m engine" --rounds 40 --seed 7
