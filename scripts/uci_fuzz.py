@@ -248,7 +248,26 @@ def run_round(command, cwd, rng, transcript=None):
                 problem("no readyok")
         elif r < 0.60:
             engine.send("ucinewgame")
-        elif r < 0.66:
+        elif r < 0.63 and known and not frc:
+            # commands piled up behind a running search, as a fast client sends them: the
+            # first search ends (by its limit or `stop`) before the next position is taken
+            first = rng.choice(("go movetime 50", "go depth 3", "go infinite"))
+            stopped = rng.random() < 0.5
+            engine.send(first)
+            if stopped:
+                engine.send("stop")
+            new = random_board(rng, False)
+            engine.send("position fen " + new.fen())
+            engine.send("go depth %d" % rng.randrange(1, 4))
+            if first == "go infinite" and not stopped:
+                engine.send("stop")       # (an infinite search ends only so)
+            for before in (board, new):
+                line = expect_bestmove(SEARCH_SECONDS)
+                wrong = line and bestmove_problem(before, line, chess960)
+                if wrong:
+                    problem(wrong + " (piled-up commands)")
+            board = new.copy(stack=False)
+        elif r < 0.68:
             tool = rng.choice(("d", "eval", "help", "bench", "perft"))
             if tool == "bench":
                 engine.send("bench %d" % rng.randrange(1, 3))
