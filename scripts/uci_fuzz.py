@@ -5,9 +5,9 @@ The unit tests drive the protocol one case at a time; this drives it in random o
 GUIs, match runners and people at a terminal do: positions (standard and Chess960, by FEN,
 Shredder-FEN or moves), searches of every kind (depth, nodes, movetime, clock, mate,
 infinite, ponder, searchmoves), options changed between and during them, `isready` while
-searching, `d`, `eval`, `bench` and `go perft`, malformed lines of every sort, and an ending
-by `quit`, end of input or SIGTERM, some in the middle of a two-thread search. Each round is
-a fresh process.
+searching, `d`, `eval`, `bench`, `go perft` and a debug log file, malformed lines of every
+sort, and an ending by `quit`, end of input or SIGTERM, some in the middle of a two-thread
+search. Each round is a fresh process.
 
 It reports, per round: no `uciok`; no `readyok` within READY_SECONDS (searching or not); no
 `bestmove` where one is due; a legal position refused (an `info string error` before the
@@ -27,9 +27,11 @@ import os
 import queue
 import random
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -57,7 +59,8 @@ OPTIONS = (("Hash", lambda rng: str(rng.choice([1, 2, 16, 64]))),
            ("OwnBook", lambda rng: rng.choice(["true", "false"])),
            ("Book File", lambda rng: rng.choice(["data/books/8moves_v3.bin", "", "no/such.bin"])),
            ("Book Best Move", lambda rng: rng.choice(["true", "false"])),
-           ("Move Overhead", lambda rng: str(rng.randrange(0, 200))))
+           ("Move Overhead", lambda rng: str(rng.randrange(0, 200))),
+           ("Debug Log File", None))          # a file in the round's own directory, or none
 MALFORMED = ("xboard", "protover 2", "foo", "", "   ", "go depth", "go nodes x", "position",
              "position fen", "position startpos moves e2e5",
              "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
@@ -181,6 +184,7 @@ def run_round(command, cwd, rng, transcript=None):
     """One engine process through a random stream; the problems found, as strings (and the
     round's transcript appended to the list ``transcript``, if given)."""
     marker = uuid.uuid4().hex
+    scratch = tempfile.mkdtemp(prefix="uci_fuzz_")       # for the Debug Log File
     engine = Process(command, cwd, marker)
     problems = []
 
@@ -214,7 +218,8 @@ def run_round(command, cwd, rng, transcript=None):
                 known = False             # a partial or rejected position: not checked after
         elif r < 0.25:
             name, value = rng.choice(OPTIONS)
-            value = value(rng)
+            value = value(rng) if value else rng.choice(
+                (os.path.join(scratch, "debug.log"), "", "/no/such/directory/debug.log"))
             engine.send("setoption name %s value %s" % (name, value))
             if name == "UCI_Chess960":
                 chess960 = value == "true"
@@ -365,6 +370,7 @@ def run_round(command, cwd, rng, transcript=None):
         problem("a traceback on stdout")
     if any("Traceback" in line for line in engine.stderr):
         problem("a traceback on stderr: %s" % "".join(engine.stderr)[-400:])
+    shutil.rmtree(scratch, ignore_errors=True)
     if transcript is not None:
         transcript.extend(engine.transcript)
     return problems
