@@ -85,10 +85,9 @@ class Process:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, errors="replace")
         self.lines = queue.Queue()
-        self.stdout = []
         self.stderr = []
-        self.sent = []
         self.transcript = []              # (seconds, "<" sent or ">" received, line)
+        self.ended = False                # its output has ended
         self.started = time.monotonic()
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr),
@@ -97,13 +96,15 @@ class Process:
     def _read(self):
         for line in self.proc.stdout:
             line = line.rstrip("\n")
-            self.stdout.append(line)
             self.transcript.append((time.monotonic() - self.started, ">", line))
             self.lines.put(line)
         self.lines.put(None)
 
+    def lines_of(self, way):
+        """The lines sent ("<") or received (">"), in order."""
+        return [line for _, direction, line in self.transcript if direction == way]
+
     def send(self, line):
-        self.sent.append(line)
         self.transcript.append((time.monotonic() - self.started, "<", line))
         try:
             self.proc.stdin.write(line + "\n")
@@ -112,8 +113,8 @@ class Process:
             pass                          # it has gone: the checks below say so
 
     def wait_for(self, prefix, seconds, skipped=None):
-        """The next line starting with prefix within seconds, "EOF" if output ended, or None
-        (the lines before it appended to the list ``skipped``, if given)."""
+        """The next line starting with prefix within seconds, or None if none came (``ended``
+        says whether the output ended); the lines before it appended to ``skipped``, if given."""
         deadline = time.monotonic() + seconds
         while True:
             left = deadline - time.monotonic()
@@ -125,7 +126,8 @@ class Process:
                 return None
             if line is None:
                 self.lines.put(None)
-                return "EOF"
+                self.ended = True
+                return None
             if line.startswith(prefix):
                 return line
             if skipped is not None:
@@ -189,17 +191,24 @@ def run_round(command, cwd, rng, transcript=None):
     problems = []
 
     def problem(text):
-        problems.append("%s (after: %s)" % (text, " | ".join(engine.sent[-5:])))
+        problems.append("%s (after: %s)" % (text, " | ".join(engine.lines_of("<")[-5:])))
 
     def expect_bestmove(seconds):
         line = engine.wait_for("bestmove", seconds)
-        if line is None or line == "EOF":
-            problem("no bestmove (%s)" % ("output ended" if line else "timed out"))
-            return None
+        if line is None:
+            problem("no bestmove (%s)" % ("output ended" if engine.ended else "timed out"))
         return line
 
+    def sync(what="no readyok", answer=None):
+        """isready, answered within READY_SECONDS (the lines before readyok into answer)."""
+        engine.send("isready")
+        if engine.wait_for("readyok", READY_SECONDS, answer) is None:
+            problem(what)
+            return False
+        return True
+
     engine.send("uci")
-    if engine.wait_for("uciok", START_SECONDS) in (None, "EOF"):
+    if engine.wait_for("uciok", START_SECONDS) is None:
         problem("no uciok")
     chess960 = False
     board, known = chess.Board(), True     # known: the engine's position is board
@@ -227,9 +236,7 @@ def run_round(command, cwd, rng, transcript=None):
         elif r < 0.45:
             new = random_board(rng, rng.random() < 0.3)
             # what the engine says up to here is read first, so what follows is its answer
-            engine.send("isready")
-            if engine.wait_for("readyok", READY_SECONDS) in (None, "EOF"):
-                problem("no readyok")
+            sync()
             if rng.random() < 0.5 or new.chess960:
                 engine.send("position fen " + (new.shredder_fen() if new.chess960 else new.fen()))
             else:
@@ -241,16 +248,12 @@ def run_round(command, cwd, rng, transcript=None):
             # a Chess960 start read in standard mode: its castling moves have no fixed notation
             board, frc = new.copy(stack=False), new.chess960
             known = chess960 or not frc
-            engine.send("isready")
             answer = []
-            if engine.wait_for("readyok", READY_SECONDS, answer) in (None, "EOF"):
-                problem("no readyok")
-            elif known and any(line.startswith("info string error") for line in answer):
+            if sync(answer=answer) and known and any(
+                    line.startswith("info string error") for line in answer):
                 problem("a legal position refused: %s" % answer)
         elif r < 0.55:
-            engine.send("isready")
-            if engine.wait_for("readyok", READY_SECONDS) in (None, "EOF"):
-                problem("no readyok")
+            sync()
         elif r < 0.60:
             engine.send("ucinewgame")
         elif r < 0.63 and known and not frc:
@@ -276,13 +279,13 @@ def run_round(command, cwd, rng, transcript=None):
             tool = rng.choice(("d", "eval", "help", "bench", "perft"))
             if tool == "bench":
                 engine.send("bench %d" % rng.randrange(1, 3))
-                if engine.wait_for("Nodes/second", SEARCH_SECONDS) in (None, "EOF"):
+                if engine.wait_for("Nodes/second", SEARCH_SECONDS) is None:
                     problem("no end of bench")
             elif tool == "perft":
                 depth = rng.randrange(1, 4)
                 engine.send("go perft %d" % depth)
                 line = engine.wait_for("Nodes searched: ", SEARCH_SECONDS)
-                if line in (None, "EOF"):
+                if line is None:
                     problem("no perft total")
                 elif known and int(line.split()[-1]) != oracle_perft(board, depth):
                     problem("perft %d: %s, python-chess %d in %s"
@@ -311,21 +314,18 @@ def run_round(command, cwd, rng, transcript=None):
             if kind in ("infinite", "ponder"):
                 time.sleep(rng.random() * 0.3)
                 if rng.random() < 0.5:
-                    engine.send("isready")
-                    if engine.wait_for("readyok", READY_SECONDS) in (None, "EOF"):
-                        problem("no readyok while searching")
+                    sync("no readyok while searching")
                 if kind == "ponder" and rng.random() < 0.5:
                     engine.send("ponderhit")
                 engine.send("stop")
                 line = expect_bestmove(SEARCH_SECONDS)
             elif kind == "mate":
                 line = engine.wait_for("bestmove", MATE_SECONDS)
-                if line is None:          # none found: it searches on until told to stop
+                if line is None and not engine.ended:  # none found: it searches on until stopped
                     engine.send("stop")
                     line = expect_bestmove(SEARCH_SECONDS)
-                elif line == "EOF":
+                elif line is None:
                     problem("no bestmove (output ended)")
-                    line = None
             else:
                 line = expect_bestmove(SEARCH_SECONDS)
             if line is not None and known:
@@ -366,7 +366,7 @@ def run_round(command, cwd, rng, transcript=None):
             except OSError:
                 pass
     time.sleep(0.05)                      # the reader threads take the last lines
-    if any("Traceback" in line for line in engine.stdout):
+    if any("Traceback" in line for line in engine.lines_of(">")):
         problem("a traceback on stdout")
     if any("Traceback" in line for line in engine.stderr):
         problem("a traceback on stderr: %s" % "".join(engine.stderr)[-400:])

@@ -1,6 +1,7 @@
 """scripts/uci_fuzz.py: a few random rounds find nothing in the engine, and its checks find
 what a planted broken engine does wrong."""
 import os
+import random
 import sys
 import textwrap
 from pathlib import Path
@@ -36,7 +37,7 @@ def test_the_checks_catch_a_broken_engine(tmp_path, monkeypatch):
         monkeypatch.setattr(uci_fuzz, name, 2.0)
     script = tmp_path / "broken.py"
     script.write_text(BROKEN_ENGINE)
-    rng = uci_fuzz.random.Random(5)
+    rng = random.Random(5)
     found = [uci_fuzz.run_round([sys.executable, str(script)], str(tmp_path), rng)
              for _ in range(3)]
     every = [problem for problems in found for problem in problems]
