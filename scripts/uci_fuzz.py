@@ -27,7 +27,6 @@ import os
 import queue
 import random
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
@@ -48,19 +47,22 @@ SEARCH_SECONDS = 20.0       # for a bounded search (at most depth 5, 5,000 nodes
 MATE_SECONDS = 3.0          # `go mate` searches on until it finds one, as Stockfish's does
 EXIT_SECONDS = 5.0
 MARKER = "BASILISK_FUZZ_MARKER"
-OPTIONS = (("Hash", lambda rng: str(rng.choice([1, 2, 16, 64]))),
-           ("Threads", lambda rng: str(rng.choice([1, 1, 2]))),
-           ("MultiPV", lambda rng: str(rng.randrange(1, 4))),
-           ("UCI_Chess960", lambda rng: rng.choice(["true", "false"])),
-           ("UCI_LimitStrength", lambda rng: rng.choice(["true", "false"])),
-           ("UCI_Elo", lambda rng: str(rng.randrange(1000, 3000))),
-           ("Skill Level", lambda rng: str(rng.randrange(-2, 22))),
-           ("Ponder", lambda rng: rng.choice(["true", "false"])),
-           ("OwnBook", lambda rng: rng.choice(["true", "false"])),
-           ("Book File", lambda rng: rng.choice(["data/books/8moves_v3.bin", "", "no/such.bin"])),
-           ("Book Best Move", lambda rng: rng.choice(["true", "false"])),
-           ("Move Overhead", lambda rng: str(rng.randrange(0, 200))),
-           ("Debug Log File", None))          # a file in the round's own directory, or none
+# each option with a value drawn from the round's random source and scratch directory
+OPTIONS = (("Hash", lambda rng, scratch: str(rng.choice([1, 2, 16, 64]))),
+           ("Threads", lambda rng, scratch: str(rng.choice([1, 1, 2]))),
+           ("MultiPV", lambda rng, scratch: str(rng.randrange(1, 4))),
+           ("UCI_Chess960", lambda rng, scratch: rng.choice(["true", "false"])),
+           ("UCI_LimitStrength", lambda rng, scratch: rng.choice(["true", "false"])),
+           ("UCI_Elo", lambda rng, scratch: str(rng.randrange(1000, 3000))),
+           ("Skill Level", lambda rng, scratch: str(rng.randrange(-2, 22))),
+           ("Ponder", lambda rng, scratch: rng.choice(["true", "false"])),
+           ("OwnBook", lambda rng, scratch: rng.choice(["true", "false"])),
+           ("Book File", lambda rng, scratch: rng.choice(
+               ["data/books/8moves_v3.bin", "", "no/such.bin"])),
+           ("Book Best Move", lambda rng, scratch: rng.choice(["true", "false"])),
+           ("Move Overhead", lambda rng, scratch: str(rng.randrange(0, 200))),
+           ("Debug Log File", lambda rng, scratch: rng.choice(
+               (os.path.join(scratch, "debug.log"), "", "/no/such/directory/debug.log"))))
 MALFORMED = ("xboard", "protover 2", "foo", "", "   ", "go depth", "go nodes x", "position",
              "position fen", "position startpos moves e2e5",
              "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
@@ -186,7 +188,8 @@ def run_round(command, cwd, rng, transcript=None):
     """One engine process through a random stream; the problems found, as strings (and the
     round's transcript appended to the list ``transcript``, if given)."""
     marker = uuid.uuid4().hex
-    scratch = tempfile.mkdtemp(prefix="uci_fuzz_")       # for the Debug Log File
+    scratch_dir = tempfile.TemporaryDirectory(prefix="uci_fuzz_")   # removed even on an error
+    scratch = scratch_dir.name            # the round's own files (the Debug Log File)
     engine = Process(command, cwd, marker)
     problems = []
 
@@ -227,8 +230,7 @@ def run_round(command, cwd, rng, transcript=None):
                 known = False             # a partial or rejected position: not checked after
         elif r < 0.25:
             name, value = rng.choice(OPTIONS)
-            value = value(rng) if value else rng.choice(
-                (os.path.join(scratch, "debug.log"), "", "/no/such/directory/debug.log"))
+            value = value(rng, scratch)
             engine.send("setoption name %s value %s" % (name, value))
             if name == "UCI_Chess960":
                 chess960 = value == "true"
@@ -370,7 +372,7 @@ def run_round(command, cwd, rng, transcript=None):
         problem("a traceback on stdout")
     if any("Traceback" in line for line in engine.stderr):
         problem("a traceback on stderr: %s" % "".join(engine.stderr)[-400:])
-    shutil.rmtree(scratch, ignore_errors=True)
+    scratch_dir.cleanup()
     if transcript is not None:
         transcript.extend(engine.transcript)
     return problems
