@@ -27,16 +27,17 @@ from engine.search import line_score   # mates beyond what the random error can 
 # --- The scale (the UCI options) -----------------------------------------------------
 MIN_LEVEL = 0
 MAX_LEVEL = 20              # Skill Level 20 and UCI_Elo MAX_ELO: full strength
-MIN_ELO = 800               # the lowest UCI_Elo (about level 5; Skill Level goes lower)
+MIN_ELO = 800               # the lowest UCI_Elo (about level 4.7; Skill Level goes lower)
 MAX_ELO = 1900              # full strength (about 1870 at 10 s + 0.1 s on CPython)
-DEFAULT_ELO = 1500          # a club beginner: level 14.3
+DEFAULT_ELO = 1500          # a club beginner: level 14.2
 # The calibration: (level, the UCI_Elo it plays at), from scripts/calibrate.py against
 # Stockfish 15.1 at 10 s + 0.1 s (docs/measurements.md); UCI_Elo maps onto levels by
-# straight lines between these points.  13.1: 1350 (at 11.97: -78 +/- 71, 100 games; at 10:
-# -176 +/- 87, 60 games); 15.19: 1600 (-60 +/- 56, 100 games: within the goal); 19.26: 1800;
-# 20: full strength, ~1870.  Below 1350 Stockfish cannot measure: the first point extends
-# the fit of all games so far (68 Elo a level) down to MIN_ELO.
-ELO_AT_LEVEL = ((5.0, 800), (13.1, 1350), (15.19, 1600), (19.26, 1800), (20.0, 1870))
+# straight lines between these points.  12.75: 1350 (+35 +/- 67, 100 games), where the
+# two levels played before it meet (13.1: +57 +/- 53, 160 games; 12.4: -52 +/- 64, 100
+# games); 15.19: 1600 (-4 +/- 59, 100 games); 19.26: 1800 (+21 +/- 65, 100 games); 20:
+# full strength, ~1870.  Below 1350 Stockfish cannot measure: the first point extends the
+# fit of all games (68 Elo a level) down to MIN_ELO.
+ELO_AT_LEVEL = ((4.66, 800), (12.75, 1350), (15.19, 1600), (19.26, 1800), (20.0, 1870))
 
 # --- The table: what a level searches and how it errs (to be calibrated) -------------
 MULTIPV = 4                 # candidate moves the choice is made among (Stockfish: 4)
