@@ -36,7 +36,7 @@ DEFAULT_ELO = 1500          # a club beginner: level 14.2
 # two levels played before it meet (13.1: +57 +/- 53, 160 games; 12.4: -52 +/- 64, 100
 # games); 15.19: 1600 (-4 +/- 59, 100 games); 19.26: 1800 (+21 +/- 65, 100 games); 20:
 # full strength, ~1870.  Below 1350 Stockfish cannot measure: the first point extends the
-# fit of all games (68 Elo a level) down to MIN_ELO.
+# slope fitted to the first six calibration runs (68 Elo a level) down to MIN_ELO.
 ELO_AT_LEVEL = ((4.66, 800), (12.75, 1350), (15.19, 1600), (19.26, 1800), (20.0, 1870))
 
 # --- The table: what a level searches and how it errs (to be calibrated) -------------
