@@ -187,9 +187,13 @@ def helpers_alive(marker):
 def run_round(command, cwd, rng, transcript=None):
     """One engine process through a random stream; the problems found, as strings (and the
     round's transcript appended to the list ``transcript``, if given)."""
+    with tempfile.TemporaryDirectory(prefix="uci_fuzz_") as scratch:
+        return _run_round(command, cwd, rng, transcript, scratch)
+
+
+def _run_round(command, cwd, rng, transcript, scratch):
+    """run_round with ``scratch``, a directory for the round's own files (the Debug Log File)."""
     marker = uuid.uuid4().hex
-    scratch_dir = tempfile.TemporaryDirectory(prefix="uci_fuzz_")   # removed even on an error
-    scratch = scratch_dir.name            # the round's own files (the Debug Log File)
     engine = Process(command, cwd, marker)
     problems = []
 
@@ -372,7 +376,6 @@ def run_round(command, cwd, rng, transcript=None):
         problem("a traceback on stdout")
     if any("Traceback" in line for line in engine.stderr):
         problem("a traceback on stderr: %s" % "".join(engine.stderr)[-400:])
-    scratch_dir.cleanup()
     if transcript is not None:
         transcript.extend(engine.transcript)
     return problems
