@@ -32,7 +32,7 @@ MAX_ELO = 1900              # full strength (about 1870 at 10 s + 0.1 s on CPyth
 DEFAULT_ELO = 1500          # a club beginner: level 14.2
 # The calibration: (level, the UCI_Elo it plays at), from scripts/calibrate.py against
 # Stockfish 15.1 at 10 s + 0.1 s (docs/measurements.md); UCI_Elo maps onto levels by
-# straight lines between these points.  12.75: 1350 (+35 +/- 67, 100 games), where the
+# straight lines between these points.  12.75: 1350 (-2 +/- 46, 200 games), where the
 # two levels played before it meet (13.1: +57 +/- 53, 160 games; 12.4: -52 +/- 64, 100
 # games); 15.19: 1600 (-4 +/- 59, 100 games); 19.26: 1800 (+21 +/- 65, 100 games); 20:
 # full strength, ~1870.  Below 1350 Stockfish cannot measure: the first point extends the
