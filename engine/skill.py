@@ -35,9 +35,9 @@ DEFAULT_ELO = 1500          # a club beginner: level 14.2
 # straight lines between these points.  12.75: 1350 (-2 +/- 46, 200 games), where the
 # two levels played before it meet (13.1: +57 +/- 53, 160 games; 12.4: -52 +/- 64, 100
 # games); 15.19: 1600 (-4 +/- 59, 100 games); 19.26: 1800 (+21 +/- 65, 100 games); 20:
-# full strength, ~1870 (all played before LMP_BASE 3 -> 8).  Below 1350 Stockfish cannot
-# measure: the first point extends the slope fitted to the first six calibration runs
-# down to MIN_ELO.
+# full strength, ~1870.  With LMP_BASE 8 (1fcd4b3), 100 games each: 48.0%, 43.5%, 52.0%
+# at 1350, 1600, 1800, within the goal.  Below 1350 Stockfish cannot measure: the first
+# point extends the slope fitted to the first six calibration runs down to MIN_ELO.
 ELO_PER_LEVEL_BELOW = 68
 _MEASURED = ((12.75, 1350), (15.19, 1600), (19.26, 1800), (20.0, 1870))
 ELO_AT_LEVEL = ((round(_MEASURED[0][0] - (_MEASURED[0][1] - MIN_ELO) / ELO_PER_LEVEL_BELOW, 2),
