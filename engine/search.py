@@ -88,11 +88,15 @@ LMR_DIVISOR = 2.25          # against 2.75: +29.6 +/- 27.7 Elo (pairs), 400 game
 # extra LMR reduction at expected cut nodes; 1: 0.0 +/- 22.2 Elo (pairs), 600 games at 10,000
 # nodes on bab0d45 (-106 +/- 59 over 75 games at 3a2db28)
 LMR_CUT_NODE = 0
-LMR_HISTORY_DIV = 8192      # one ply less (more) reduction per this much good (bad) history
+# one ply less (more) reduction per this much good (bad) history (history + pawn history:
+# median about -25, 95% below about 600, so at 8192 it hardly ever acts); 500: -1.2 +/- 19.9
+# Elo (pairs), 600 games at 10,000 nodes; 150: +34.9, then -34.9 (200 games each)
+LMR_HISTORY_DIV = 8192
 USE_SEE_PRUNING = True      # +52 +/- 43 Elo, 200 games at 3000 nodes
 SEE_PRUNE_MAX_DEPTH = 4     # 8: -1.7 +/- 37.9 Elo (pairs), 200 games at 10,000 nodes
 SEE_PRUNE_MARGIN = 80       # a capture losing more than this per ply of depth is skipped
-                            # (120: +0.0 +/- 41.6 Elo (pairs), 200 games at 10,000 nodes)
+                            # (120: +0.0 +/- 41.6, 50: -3.5 +/- 35.2 Elo (pairs), 200 games
+                            # each at 10,000 nodes)
 USE_IIR = False             # on: -10 +/- 42 Elo at 3000 nodes (200 games), -67 +/- 57 at 10k (121)
 USE_COUNTERMOVE = True      # +44 +/- 41 Elo, 200 games at 3000 nodes
 # captures ordered by victim value and capture history (engine.ordering; off, the history
