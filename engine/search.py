@@ -43,7 +43,8 @@ CHECK_INTERVAL = 256        # nodes between stop/time checks: 20-45k nps on CPyt
 ASPIRATION_MIN_DEPTH = 4    # narrow windows once scores are stable enough to predict
                             # (from 2: -6.9 +/- 36.5 Elo (pairs), 200 games at 10,000 nodes)
 ASPIRATION_DELTA = 30       # initial half-width (cp); grows by half on each fail
-                            # (15: -3.5 +/- 40.8 Elo, pairs, 200 games at 10,000 nodes)
+                            # (15: -3.5 +/- 40.8, 45: +1.7 +/- 36.6 Elo, pairs, 200 games
+                            # each at 10,000 nodes)
 USE_NULL_MOVE = True        # +38 +/- 41 Elo, 201 games at 10,000 nodes
 NULL_MOVE_MIN_DEPTH = 3     # 2: -24.4 +/- 36.4 Elo (pairs), 200 games at 10,000 nodes
 USE_REVERSE_FUTILITY = True # +53 +/- 53 Elo, 120 games at 10,000 nodes
