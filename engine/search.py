@@ -90,8 +90,8 @@ LMR_DIVISOR = 2.25          # against 2.75: +29.6 +/- 27.7 Elo (pairs), 400 game
 # nodes on bab0d45 (-106 +/- 59 over 75 games at 3a2db28)
 LMR_CUT_NODE = 0
 # one ply less (more) reduction per this much good (bad) history (history + pawn history:
-# median about -25, 95% below about 600, so at 8192 it hardly ever acts); 500: -1.2 +/- 19.9
-# Elo (pairs), 600 games at 10,000 nodes; 150: +34.9, then -34.9 (200 games each)
+# median -9 to -28, 95% below 305-635 in a game, so at 8192 it hardly ever acts); 500: -1.2
+# +/- 19.9 Elo (pairs), 600 games at 10,000 nodes; 150: +34.9, then -34.9 (200 games each)
 LMR_HISTORY_DIV = 8192
 USE_SEE_PRUNING = True      # +52 +/- 43 Elo, 200 games at 3000 nodes
 SEE_PRUNE_MAX_DEPTH = 4     # 8: -1.7 +/- 37.9 Elo (pairs), 200 games at 10,000 nodes
