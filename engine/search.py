@@ -107,7 +107,7 @@ USE_CAPTURE_HISTORY = True
 IIR_MIN_DEPTH = 4
 SAFE_CHECK_EXT = True       # a check extends only if SEE >= 0: +24.9 +/- 24.8 Elo, 574 games at 10k nodes
 USE_PROBCUT = True          # +15.6 +/- 26.8 Elo (pairs), 400 games at 10,000 nodes
-PROBCUT_MIN_DEPTH = 5
+PROBCUT_MIN_DEPTH = 5       # 4: -24.4 +/- 42.7, 6: +1.7 +/- 34.3 Elo (pairs), 200 games each at 10,000 nodes
 # cp above beta a capture's shallow search must reach, less PROBCUT_IMPROVING while the
 # static eval improves; against Stockfish 11's 190: +18.0 +/- 21.4 Elo (pairs), 600 games at 10,000 nodes
 PROBCUT_MARGIN = 150
@@ -121,7 +121,8 @@ USE_SMALL_PROBCUT = False
 # each at 10,000 nodes)
 SMALL_PROBCUT_MARGIN = 200
 DELTA_MARGIN = 200          # qsearch: a capture that cannot lift eval near alpha is skipped
-                            # (150: +5.2 +/- 41.5 Elo (pairs), 200 games at 10,000 nodes)
+                            # (150: +5.2 +/- 41.5, 250: -15.6 +/- 39.1 Elo (pairs), 200 games
+                            # each at 10,000 nodes)
 # qsearch: the stand pat taken from the TT score where its bound says the static eval is
 # too low (lower bound above it) or too high (upper bound below it), as Stockfish's, except
 # in pawn endings (there it lifted issue #13's GUI ending to 112 cp at depths 8-11, bound
