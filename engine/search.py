@@ -56,7 +56,7 @@ RAZOR_MAX_DEPTH = 2         # 3 against 2 (both on): -10.4 +/- 39.0 Elo (pairs),
 RAZOR_MARGIN = 250          # per ply of depth
 USE_FUTILITY = True         # +32 +/- 50 Elo, 120 games at 10,000 nodes
 FUTILITY_MAX_DEPTH = 5
-FUTILITY_BASE = 90
+FUTILITY_BASE = 90          # 60: +1.7 +/- 41.2, 120: -8.7 +/- 36.3 Elo (pairs), 200 games each at 10,000 nodes
 FUTILITY_PER_DEPTH = 100
 # futility per move: a quiet non-check whose LMR-reduced depth d' < 6 is skipped when the
 # static eval + FUTILITY_BASE + FUTILITY_PER_DEPTH x d' cannot reach alpha (Stockfish's
@@ -85,7 +85,8 @@ LMR_BASE = 0.5              # reduction = LMR_BASE + ln(depth) * ln(move number)
                             # -24.9 +/- 32.4 (pairs), 294 games at CPython's 10 s + 0.1 s;
                             # 0.75: -10.4 +/- 41.9, 200 games at 10,000 nodes
 LMR_DIVISOR = 2.25          # against 2.75: +29.6 +/- 27.7 Elo (pairs), 400 games at 10,000 nodes
-                            # (2.0: +9.6 +/- 28.3, LOS 74.7%, 400 games at 10,000 nodes)
+                            # (2.0: +3.5 +/- 22.5 at ed24a5c, -1.2 +/- 21.8 at 0a01299, 600
+                            # games each at 10,000 nodes)
 # extra LMR reduction at expected cut nodes; 1: 0.0 +/- 22.2 Elo (pairs), 600 games at 10,000
 # nodes on bab0d45 (-106 +/- 59 over 75 games at 3a2db28)
 LMR_CUT_NODE = 0
