@@ -49,13 +49,14 @@ USE_NULL_MOVE = True        # +38 +/- 41 Elo, 201 games at 10,000 nodes
 NULL_MOVE_MIN_DEPTH = 3     # 2: -24.4 +/- 36.4 Elo (pairs), 200 games at 10,000 nodes
 USE_REVERSE_FUTILITY = True # +53 +/- 53 Elo, 120 games at 10,000 nodes
 RFP_MAX_DEPTH = 6
-RFP_MARGIN = 80             # per ply of depth; 110: -12.2 +/- 42.3, 65: -17.1 +/- 48.9 Elo (pairs), 10,000 nodes
+RFP_MARGIN = 80             # per ply of depth; 110: -12.2 +/- 42.3, 95: -5.2 +/- 35.3 (200 games
+                            # each), 65: -17.1 +/- 48.9 Elo (pairs, 122 games) at 10,000 nodes
 USE_RAZORING = False        # off: -9 +/- 43 Elo, 200 games at 3000 nodes; on at 10,000
                             # nodes -3.5 +/- 24.0 (pairs, LOS 38.8%), 600 games
 RAZOR_MAX_DEPTH = 2         # 3 against 2 (both on): -10.4 +/- 39.0 Elo (pairs), 200 games at 10,000 nodes
 RAZOR_MARGIN = 250          # per ply of depth
 USE_FUTILITY = True         # +32 +/- 50 Elo, 120 games at 10,000 nodes
-FUTILITY_MAX_DEPTH = 5
+FUTILITY_MAX_DEPTH = 5      # 4 or 7: bench unchanged (106,529 nodes; 3: 106,536, 0: 106,913), so no match
 FUTILITY_BASE = 90          # 60: +1.7 +/- 41.2, 120: -8.7 +/- 36.3 Elo (pairs), 200 games each at 10,000 nodes
 FUTILITY_PER_DEPTH = 100
 # futility per move: a quiet non-check whose LMR-reduced depth d' < 6 is skipped when the
@@ -85,8 +86,8 @@ LMR_BASE = 0.5              # reduction = LMR_BASE + ln(depth) * ln(move number)
                             # -24.9 +/- 32.4 (pairs), 294 games at CPython's 10 s + 0.1 s;
                             # 0.75: -10.4 +/- 41.9, 200 games at 10,000 nodes
 LMR_DIVISOR = 2.25          # against 2.75: +29.6 +/- 27.7 Elo (pairs), 400 games at 10,000 nodes
-                            # (2.0: +3.5 +/- 22.5 at ed24a5c, -1.2 +/- 21.8 at 0a01299, 600
-                            # games each at 10,000 nodes)
+                            # (2.0: +3.5 +/- 22.5 at ed24a5c/08bdbf1 and -1.2 +/- 21.8 at
+                            # 0a01299, 600 games each at 10,000 nodes)
 # extra LMR reduction at expected cut nodes; 1: 0.0 +/- 22.2 Elo (pairs), 600 games at 10,000
 # nodes on bab0d45 (-106 +/- 59 over 75 games at 3a2db28)
 LMR_CUT_NODE = 0
@@ -153,6 +154,7 @@ USE_UPCOMING_REPETITION = True
 # the opponent's history, as a cutoff would (Stockfish's prior-countermove bonus), at
 # depth >= PRIOR_BONUS_MIN_DEPTH or at PV nodes
 USE_PRIOR_COUNTER_BONUS = False  # on: +6.1 +/- 27.5 Elo (pairs), 400 games at 10,000 nodes
+                                 # at c9ed2db; +5.8 +/- 21.1, 600 games at 0a01299
 PRIOR_BONUS_MIN_DEPTH = 3
 # correction history (Stockfish 16.1's): the static eval (of _search and quiescence) plus
 # entry x |entry| / CORRECTION_SCALE cp, the entry one of CORRECTION_SIZE per side to move
