@@ -54,8 +54,10 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
 PHASE_WEIGHTS = {KNIGHT: 1, BISHOP: 1, ROOK: 2, QUEEN: 4}    # evaluate(), game_phase() inline these
 MAX_PHASE = 24
 
-# Whole-term switches for A/B matches (percent of the weights above).
-MOBILITY_PERCENT = 100     # 125: -33.1 +/- 35.1, 80: +27.9 +/- 34.6 Elo (pairs), 200 games each at 10,000 nodes
+# Whole-term scales, in percent of the fitted weights (0 switches a term off for an A/B match).
+# mobility: 125: -33.1 +/- 35.1 Elo (pairs, 200 games) at 10,000 nodes; 80 (now in
+# engine/weights.py's tables): +26.7 +/- 20.9 (600 games), so 100 here is 80% of the fit
+MOBILITY_PERCENT = 100
 KING_ATTACK_PERCENT = 100  # 130: +1.7 +/- 34.0, 75: +8.7 +/- 34.3 Elo (pairs), 200 games each at 10,000 nodes
 # queen-gated +17 +/- 42 Elo, ungated -17 +/- 45, 200 games each at 4,000 nodes (attack only)
 KING_ATTACK_NEEDS_QUEEN = 1   # 1: the attack only counts while the attacker has a queen

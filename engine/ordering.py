@@ -20,7 +20,7 @@ victim.
 
 from engine.bitboard import (BIT63, BB_SQUARES, PAWN_ATTACKS, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE,
                              ROOK_MASK, BISHOP_TABLE, BISHOP_MASK)
-from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, W_PAWN,
+from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, W_PAWN,
                           W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN, W_KING, B_PAWN, B_KNIGHT,
                           B_BISHOP, B_ROOK, B_QUEEN, B_KING, MAX_PLY, SQ_MASK, TO_SHIFT,
                           FLAG_SHIFT, CASTLE_KING, CASTLE_QUEEN, EP_CAPTURE, MOVE_CAPTURE,
@@ -272,7 +272,13 @@ class MoveOrderer:
         alpha: reward it in the history as a cutoff would (Stockfish's prior-countermove
         bonus), without punishing the opponent's other moves."""
         to = prior >> TO_SHIFT & SQ_MASK
-        i = pos.board[to] << 6 | to
+        # the slot score() read for the move: (its piece, to); a castling move's to is its
+        # rook's square, which may be empty now, so its piece is the king that moved
+        if prior >> FLAG_SHIFT in (CASTLE_KING, CASTLE_QUEEN):
+            piece = (pos.turn ^ 1) << 3 | KING
+        else:
+            piece = pos.board[to]
+        i = piece << 6 | to
         history = self.history
         bonus = history_bonus(depth)
         h = history[i]

@@ -56,7 +56,7 @@ USE_RAZORING = False        # off: -9 +/- 43 Elo, 200 games at 3000 nodes; on at
 RAZOR_MAX_DEPTH = 2         # 3 against 2 (both on): -10.4 +/- 39.0 Elo (pairs), 200 games at 10,000 nodes
 RAZOR_MARGIN = 250          # per ply of depth
 USE_FUTILITY = True         # +32 +/- 50 Elo, 120 games at 10,000 nodes
-FUTILITY_MAX_DEPTH = 5      # 4 or 7: bench unchanged (106,529 nodes; 3: 106,536, 0: 106,913), so no match
+FUTILITY_MAX_DEPTH = 5      # 4 or 7: bench unchanged at 0a01299 (106,529; 3: 106,536, 0: 106,913): no match
 FUTILITY_BASE = 90          # 60: +1.7 +/- 41.2, 120: -8.7 +/- 36.3 Elo (pairs), 200 games each at 10,000 nodes
 FUTILITY_PER_DEPTH = 100
 # futility per move: a quiet non-check whose LMR-reduced depth d' < 6 is skipped when the

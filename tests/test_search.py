@@ -307,7 +307,7 @@ def test_see(fen, uci, exchange):
 # holds more entries per MB.  It changes only with a deliberate change to the search (or to
 # what it depends on: evaluation, ordering, move generation order, the table); update both
 # numbers in that commit and say so in its message.
-BENCH_NODES = {"CPython": 106529, "PyPy": 105702}
+BENCH_NODES = {"CPython": 107998, "PyPy": 108918}
 
 
 def test_bench_signature_is_pinned():
@@ -836,13 +836,22 @@ def test_prior_counter_bonus_rewards_only_quiet_priors_of_failing_low_nodes(monk
     """With the switch on, the search rewards the opponent's last move at nodes that fail
     low, only when that move was quiet and the node deep enough or a PV node; off, never."""
     import engine.search as search_module
-    from engine.types import MOVE_CAPTURE_OR_PROMOTION, move_to
+    from engine.ordering import HISTORY_MAX
+    from engine.types import KING, MOVE_CAPTURE_OR_PROMOTION, is_castle, move_to
     calls = []
 
     class Spy(search_module.MoveOrderer):
         def reward_prior(self, pos, prior, depth):
-            calls.append((prior, depth, pos.board[move_to(prior)]))
+            # the piece that made the move: on its target, or (castling, whose target is
+            # the rook's square) the king; it is the opponent's, and its slot gains
+            mover = pos.board[move_to(prior)]
+            if is_castle(prior):
+                mover = (pos.turn ^ 1) << 3 | KING
+            slot = mover << 6 | move_to(prior)
+            before = self.history[slot]
             super().reward_prior(pos, prior, depth)
+            calls.append((prior, depth, mover and mover >> 3 == pos.turn ^ 1
+                          and (self.history[slot] > before or before >= HISTORY_MAX)))
 
     fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
     for setting in (False, True):
@@ -855,7 +864,7 @@ def test_prior_counter_bonus_rewards_only_quiet_priors_of_failing_low_nodes(monk
             assert calls == []
     assert len(calls) > 10
     assert all(prior and not prior & MOVE_CAPTURE_OR_PROMOTION for prior, _, _ in calls)
-    assert all(piece for _, _, piece in calls)      # the moved piece stands on its target
+    assert all(rewarded for _, _, rewarded in calls)   # the mover's (piece, to) slot gained
     assert any(depth < search_module.PRIOR_BONUS_MIN_DEPTH for _, depth, _ in calls)  # PV nodes
     assert any(depth >= search_module.PRIOR_BONUS_MIN_DEPTH for _, depth, _ in calls)
 
