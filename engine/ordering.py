@@ -24,7 +24,7 @@ from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
                           W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN, W_KING, B_PAWN, B_KNIGHT,
                           B_BISHOP, B_ROOK, B_QUEEN, B_KING, MAX_PLY, SQ_MASK, TO_SHIFT,
                           FLAG_SHIFT, CASTLE_KING, CASTLE_QUEEN, EP_CAPTURE, MOVE_CAPTURE,
-                          MOVE_PROMOTION, promotion_type)
+                          MOVE_PROMOTION, is_castle, promotion_type)
 
 # Piece values for exchanges (index = piece type); the king's is large so that
 # MVV-LVA puts king captures last, SEE never lets a king be captured.
@@ -274,7 +274,7 @@ class MoveOrderer:
         to = prior >> TO_SHIFT & SQ_MASK
         # the slot score() read for the move: (its piece, to); a castling move's to is its
         # rook's square, which may be empty now, so its piece is the king that moved
-        if prior >> FLAG_SHIFT in (CASTLE_KING, CASTLE_QUEEN):
+        if is_castle(prior):
             piece = (pos.turn ^ 1) << 3 | KING
         else:
             piece = pos.board[to]
