@@ -18,7 +18,8 @@ mg:eg).  Centipawns; a pair is (middlegame, endgame); scale factors are out of 6
 # Against 0d21092's weights: +38.4 +/- 40.3 Elo (pairs, LOS 97.1%), 200 games at 10,000 nodes
 # (docs/measurements.md, "Tuning").
 # After the fit, the mobility tables were scaled to 80% (each weight w became w * 80 // 100):
-# +26.7 +/- 20.9 Elo (pairs, LOS 99.4%), 600 games at 10,000 nodes (docs/measurements.md).
+# +26.7 +/- 20.9 Elo (pairs, LOS 99.4%), 600 games at 10,000 nodes, and +12.2 +/- 34.3 over
+# 200 games at 10 s + 0.1 s on CPython (docs/measurements.md).
 # Dataset made by: python scripts/make_dataset.py --stockfish /usr/games/stockfish --nodes 4000 --games 5000 --seed 31 --concurrency 2 --out sf5000.txt
 # Since then by hand: OUTPOST_KNIGHT 30:20 and OUTPOST_BISHOP 15:10 (other engines' values
 # at our pawn's scale; not fitted), kept on two A/B matches against 0:0, 363 games at 10,000
