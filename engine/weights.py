@@ -26,6 +26,9 @@ mg:eg).  Centipawns; a pair is (middlegame, endgame); scale factors are out of 6
 # nodes, +25.0 +/- 28.9 Elo (pairs, LOS 95.6%; docs/measurements.md, "Evaluation"); and
 # KING_PAWN_DISTANCE -10 (fitted with a refit of the rest in session 30, kept here alone):
 # +23.5 +/- 27.8 Elo (pairs, LOS 95.2%), 400 games at 10,000 nodes against 0.
+# Session 73, by hand: BISHOP_PAIR 22:65 -> 29:85 (x 1.3) and ROOK_OPEN_FILE 8:9 -> 16:18
+# (x 2): alone +15.6 +/- 25.9 and +23.5 +/- 25.9 Elo (pairs, 400 games each at 10,000
+# nodes), together +19.1 +/- 27.6 (400 games, LOS 91.4%; docs/measurements.md, "Evaluation").
 
 from engine.types import PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 
@@ -223,8 +226,8 @@ PAWN_STORM = (0, 0, 0, 0, 0, 0, 0, 0)
 
 # (mg, eg): two or more bishops; a rook on a file without pawns, on one without own
 # pawns; the side to move.
-BISHOP_PAIR = (22, 65)
-ROOK_OPEN_FILE = (8, 9)
+BISHOP_PAIR = (29, 85)
+ROOK_OPEN_FILE = (16, 18)
 ROOK_SEMI_OPEN_FILE = (4, 24)
 TEMPO = (5, -1)
 
