@@ -57,10 +57,8 @@ MAX_PHASE = 24
 # Whole-term scales, in percent of the fitted weights (0 switches a term off for an A/B match).
 # mobility: 125: -33.1 +/- 35.1 Elo (pairs, 200 games) at 10,000 nodes; 80 (now in
 # engine/weights.py's tables): +26.7 +/- 20.9 (600 games), so 100 here is 80% of the fit;
-# 80 here (64% of the fit): -8.7 +/- 25.3 (400 games).  Other fitted weights scaled the same
-# way stand as fitted: threats x 1.5 +5.2 +/- 28.2 (400 games), x 0.7 +3.5 +/- 35.5 (200);
-# passed pawns x 1.25 -45.4 +/- 34.3 (200), x 0.8 -18.6 +/- 27.4 (357); the bishop pair x 1.3
-# and open-file rooks x 2 were kept instead (their figures: engine/weights.py's header)
+# 80 here (64% of the fit): -8.7 +/- 25.3 (400 games).  Other weights scaled by hand, kept
+# or not: engine/weights.py's header.
 MOBILITY_PERCENT = 100
 KING_ATTACK_PERCENT = 100  # 130: +1.7 +/- 34.0, 75: +8.7 +/- 34.3 Elo (pairs), 200 games each at 10,000 nodes
 # queen-gated +17 +/- 42 Elo, ungated -17 +/- 45, 200 games each at 4,000 nodes (attack only)

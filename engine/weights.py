@@ -26,10 +26,15 @@ mg:eg).  Centipawns; a pair is (middlegame, endgame); scale factors are out of 6
 # nodes, +25.0 +/- 28.9 Elo (pairs, LOS 95.6%; docs/measurements.md, "Evaluation"); and
 # KING_PAWN_DISTANCE -10 (fitted with a refit of the rest in session 30, kept here alone):
 # +23.5 +/- 27.8 Elo (pairs, LOS 95.2%), 400 games at 10,000 nodes against 0.
-# Session 73, by hand: BISHOP_PAIR 22:65 -> 29:85 (x 1.3) and ROOK_OPEN_FILE 8:9 -> 16:18
+# Then by hand: BISHOP_PAIR 22:65 -> 29:85 (x 1.3) and ROOK_OPEN_FILE 8:9 -> 16:18
 # (x 2): alone +15.6 +/- 25.9 and +23.5 +/- 25.9 Elo (pairs, 400 games each at 10,000
 # nodes), together +19.1 +/- 27.6 (400 games, LOS 91.4%; docs/measurements.md, "Evaluation").
 # At 10 s + 0.1 s on CPython the two together: +10.4 +/- 23.4 (pairs, LOS 81.0%, 400 games).
+# Scaled by hand and not kept (Elo, pairs, at 10,000 nodes): THREAT_BY_* x 1.5 +5.2 +/- 28.2
+# (400 games), x 0.7 +3.5 +/- 35.5 (200); PASSED_MG/EG x 1.25 -45.4 +/- 34.3 (200), x 0.8
+# -18.6 +/- 27.4 (357); ROOK_OPEN_FILE 24:27 -33.1 +/- 31.1, PAWN_PUSH_THREAT 22:8
+# -27.9 +/- 35.6, ROOK_SEMI_OPEN_FILE 10:24 -12.2 +/- 32.5, OUTPOST_* x 1.5 -33.1 +/- 38.0
+# (200 games each).
 
 from engine.types import PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 
