@@ -21,7 +21,9 @@ as a table from white's view (what the UCI ``eval`` command prints); the tests r
 BASILISK_EVAL overrides weights and switches at import
 (``MOBILITY_PERCENT=50,BISHOP_PAIR=20:40``, a pair as mg:eg); ``PSQT_ONLY=1`` reduces
 evaluate to material + PST; scripts/ablations.py names the setting that switches each term
-off for an A/B match.
+off for an A/B match.  Two of Stockfish classical's terms are written but off, no gain
+shown: the complexity ("winnable", ``COMPLEXITY_ON=1``) and the few-pawns scale
+(``SCALE_PAWN_BASE=36``).
 """
 
 import os
@@ -73,6 +75,28 @@ PSQT_ONLY = 0         # 1: evaluate() is material + PST only (the baseline)
 SCALE_NORMAL = 64     # scale factors are out of 64
 SCALE_MAX_PHASE = 14  # drawish-ending rules are only looked at with this little material
                       # (-1 switches the scaling off, for an A/B match)
+# Endgame complexity (Stockfish classical's "winnable" term): the endgame half moves toward 0
+# by as much as it falls short (never past 0), the middlegame half when it falls 23 cp
+# shorter.  Weights (cp): per passed pawn, per pawn, per step the kings outflank (file
+# distance - rank distance), pawns on both flanks, a king past the middle, a pawn ending,
+# almost unwinnable (kings not outflanking, one flank), the base, the middlegame's offset;
+# Stockfish 12's x 0.45 (our pawn is 94 cp in the endgame, its 208).
+COMPLEXITY = (4, 5, 4, 9, 11, 23, 19, 50, 23)
+# On: +3.5 +/- 26.9 Elo (pairs, 400 games at 10,000 nodes), not shown, so off (1: on)
+COMPLEXITY_ON = 0
+# Few pawns (Stockfish classical): with no other rule, a side ahead keeps SCALE_PAWN_BASE +
+# SCALE_PER_PAWN x its pawns (out of 64, while it has a pawn); 64 switches it off.  Stockfish's
+# 36: +8.7 +/- 26.6 Elo (pairs, 200 games at 10,000 nodes), not shown, so off
+SCALE_PAWN_BASE = 64
+SCALE_PER_PAWN = 7
+# Space (Stockfish classical, middlegame only): per side, the squares of files c-f on relative
+# ranks 2-4 neither holding an own pawn nor attacked by an enemy pawn, twice when an own pawn
+# stands one or two squares ahead, times weight^2 x SPACE_WEIGHT / 1024 cp, weight = the
+# side's pieces and pawns - 3 + the blocked pawns (at most 9); with phase >= SPACE_MIN_PHASE.
+# Stockfish's x 0.65 is 42 (our pawn is 82 cp in the middlegame, its 126).  0: off; 42 and
+# 21 scored -43.7 +/- 83.8 and -20.7 +/- 50.8 Elo (pairs, 49 and 84 games at 10,000 nodes)
+SPACE_WEIGHT = 0
+SPACE_MIN_PHASE = 18
 # Known results (engine.endgame: the KPK bitbase, the KBNK distance-to-mate table,
 # minor-piece and wrong-rook-pawn draws) replace the evaluation where they apply; they need
 # at most two minors' worth of phase.
@@ -252,6 +276,10 @@ STORM_ON = any(PAWN_STORM)
 SAFE_CHECKS_ON = bool(SAFE_CHECKS and (CHECK_N or CHECK_B or CHECK_R or CHECK_Q))
 # Rook files (fitted weights; hand-set ones once measured no gain): skipped when both are 0.
 ROOK_FILES_ON = bool(ROOK_OPEN_PACKED or ROOK_SEMI_PACKED)
+(C_PASSED, C_PAWNS, C_OUTFLANKING, C_BOTH_FLANKS, C_INFILTRATION, C_PAWN_ENDING, C_UNWINNABLE,
+ C_BASE, C_MG_OFFSET) = COMPLEXITY
+_QUEEN_SIDE = BB_FILES[0] | BB_FILES[1] | BB_FILES[2] | BB_FILES[3]    # files a-d
+_NOT_QUEEN_SIDE = ~_QUEEN_SIDE        # files e-h, whatever form a bitboard takes
 UNITS_N, UNITS_B = KING_ATTACK_UNITS[KNIGHT], KING_ATTACK_UNITS[BISHOP]
 UNITS_R, UNITS_Q = KING_ATTACK_UNITS[ROOK], KING_ATTACK_UNITS[QUEEN]
 
@@ -288,6 +316,8 @@ def push_threats(us, pawns, occ, w_patt, b_patt):
 _OUTPOST_RANKS_WHITE = 0xFFFFFF << 24      # ranks 4-6
 _OUTPOST_RANKS_BLACK = 0xFFFFFF << 16      # ranks 5-3, black's 4-6
 _BELOW_RANK_6 = (1 << 40) - 1
+_SPACE_WHITE = 0x3C3C3C00                 # files c-f, ranks 2-4
+_SPACE_BLACK = 0x3C3C3C << 32             # files c-f, ranks 7-5
 
 
 def outpost_squares(w_att, b_att):
@@ -347,7 +377,15 @@ def _pawn_entry(wp, bp):
             s += PASSED_PACKED[((low.bit_length() - 1) ^ flip) >> 3]
         score += sign * s
     w_out, b_out = outpost_squares(w_att, b_att)
-    return score, w_att, b_att, sets[WHITE][0], sets[BLACK][0], {}, w_out, b_out
+    # space: safe centre squares behind the pawns (SPACE_WEIGHT), and the pawns blocked by
+    # an enemy pawn, counted for both sides
+    w_safe = _SPACE_WHITE & ~wp & ~b_att
+    b_safe = _SPACE_BLACK & ~bp & ~w_att
+    w_space = popcount(w_safe) + popcount(w_safe & (wp >> 8 | wp >> 16))
+    b_space = popcount(b_safe) + popcount(b_safe & (bp << 8 | bp << 16))
+    blocked = min(9, 2 * popcount(wp & (bp >> 8)))
+    return (score, w_att, b_att, sets[WHITE][0], sets[BLACK][0], {}, w_out, b_out,
+            w_space, b_space, blocked)
 
 
 def _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq, pawn_ending):
@@ -491,6 +529,10 @@ def scale_factor(pos, strong, passed_strong=0):
     """How much of the score (out of 64) the side ahead keeps in drawish endings."""
     rule = scale_rule(pos, strong)
     if rule is None:
+        if SCALE_PAWN_BASE < SCALE_NORMAL:
+            pawns = popcount(pos.bbs[strong << 3 | PAWN])
+            if pawns:
+                return min(SCALE_NORMAL, SCALE_PAWN_BASE + SCALE_PER_PAWN * pawns)
         return SCALE_NORMAL
     if rule == "SCALE_OCB_BISHOPS_ONLY":
         return min(SCALE_NORMAL, SCALE_OCB_BISHOPS_ONLY + SCALE_OCB_PER_PASSER * popcount(passed_strong))
@@ -521,6 +563,17 @@ def mopup(pos, strong):
     """Endgame bonus (for ``strong``) driving a bare enemy king to the edge; 0 without mating material."""
     steps = mopup_steps(pos, strong)
     return MOPUP_EDGE * steps[0] + MOPUP_KINGS * steps[1] if steps else 0
+
+
+def winnable_complexity(pawns, passed, wksq, bksq, phase):
+    """Stockfish's 'winnable' complexity (cp) from all pawns, all passed pawns, the king
+    squares and the phase: below 0, that much of an endgame lead is not real."""
+    outflanking = abs((wksq & 7) - (bksq & 7)) - abs((wksq >> 3) - (bksq >> 3))
+    both_flanks = (pawns & _QUEEN_SIDE) != 0 and (pawns & _NOT_QUEEN_SIDE) != 0
+    return (C_PASSED * popcount(passed) + C_PAWNS * popcount(pawns)
+            + C_OUTFLANKING * outflanking + C_BOTH_FLANKS * both_flanks
+            + C_INFILTRATION * (wksq >= 32 or bksq < 32) + C_PAWN_ENDING * (not phase)
+            - C_UNWINNABLE * (outflanking < 0 and not both_flanks) - C_BASE)
 
 
 def _blend(pos, mg, eg, phase):
@@ -570,7 +623,8 @@ def _evaluate(pos, key, slot):
         if len(_pawn_cache) >= PAWN_CACHE_SIZE:
             _pawn_cache.clear()
         entry = _pawn_cache[pawn_key] = _pawn_entry(wp, bp)
-    s, w_patt, b_patt, w_passed, b_passed, king_terms, w_outposts, b_outposts = entry
+    (s, w_patt, b_patt, w_passed, b_passed, king_terms, w_outposts, b_outposts,
+     w_space, b_space, blocked) = entry
     wksq = wk.bit_length() - 1
     bksq = bk.bit_length() - 1
     phase = popcount(wn | bn | wb | bb) + 2 * popcount(wr | br) + 4 * popcount(wq | bq)
@@ -585,6 +639,11 @@ def _evaluate(pos, key, slot):
     occ_w, occ_b = pos.occ
     occ = occ_w | occ_b
     drive = 0
+    if SPACE_WEIGHT and phase >= SPACE_MIN_PHASE:
+        weight = popcount(occ_w) - 3 + blocked
+        s += w_space * weight * weight * SPACE_WEIGHT // 1024
+        weight = popcount(occ_b) - 3 + blocked
+        s -= b_space * weight * weight * SPACE_WEIGHT // 1024
     if phase <= ENDGAME_MAX_PHASE:
         verdict = endgame_verdict(pos)
         if verdict is not None:
@@ -758,6 +817,18 @@ def _evaluate(pos, key, slot):
         s += turn_sign * TEMPO_PACKED
     mg = ((s + 0x8000) & 0xFFFF) - 0x8000
     eg = (s - mg) >> 16
+    if COMPLEXITY_ON and (mg or eg):
+        complexity = winnable_complexity(wp | bp, w_passed | b_passed, wksq, bksq, phase)
+        if eg > 0:
+            eg += complexity if complexity > -eg else -eg
+        elif eg < 0:
+            eg -= complexity if complexity > eg else eg
+        complexity += C_MG_OFFSET
+        if complexity < 0:
+            if mg > 0:
+                mg += complexity if complexity > -mg else -mg
+            elif mg < 0:
+                mg -= complexity if complexity > mg else mg
     # from the side to move's view: negated before the floor division, so it is symmetric
     score = turn_sign * (mg * phase + eg * (MAX_PHASE - phase)) // MAX_PHASE
     if score and phase <= SCALE_MAX_PHASE:
@@ -776,7 +847,7 @@ TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: double
               "pawns: backward", "pawns: connected", "passed: king distance", "passed: caught",
               "passed: blocked", "passed: safe stop", "king: pawn distance",
               "mobility", "king attack", "safe checks", "king shield", "king storm", "bishop pair",
-              "rook files", "threats", "push threats", "outposts", "tempo", "mop-up")
+              "rook files", "threats", "push threats", "outposts", "space", "tempo", "mop-up")
 
 _KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
 _KING_STEPS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
@@ -912,7 +983,31 @@ def _reference_scale(strong, weak, strong_passed):
         if npm_s == npm_w == VALUE_BISHOP_MG:
             return min(SCALE_NORMAL, SCALE_OCB_BISHOPS_ONLY + SCALE_OCB_PER_PASSER * strong_passed)
         return SCALE_OCB_WITH_PIECES
+    if SCALE_PAWN_BASE < SCALE_NORMAL and strong.count(PAWN):
+        # few pawns: each one the side ahead has keeps more of its lead
+        return min(SCALE_NORMAL, SCALE_PAWN_BASE + SCALE_PER_PAWN * strong.count(PAWN))
     return SCALE_NORMAL
+
+
+def _reference_complexity(sides, facts, phase):
+    """Stockfish's 'winnable' complexity (cp): how much of an endgame lead is real."""
+    white, black = sides
+    pawns = white.squares[PAWN] + black.squares[PAWN]
+    passed = sum(f[0] for side_facts in facts for f in side_facts.values())
+    wk, bk = white.king, black.king
+    outflanking = abs((wk & 7) - (bk & 7)) - abs((wk >> 3) - (bk >> 3))
+    both_flanks = any(sq & 7 < 4 for sq in pawns) and any(sq & 7 >= 4 for sq in pawns)
+    infiltration = white.relative_rank(wk) >= 4 or black.relative_rank(bk) >= 4
+    return (C_PASSED * passed + C_PAWNS * len(pawns) + C_OUTFLANKING * outflanking
+            + C_BOTH_FLANKS * both_flanks + C_INFILTRATION * infiltration
+            + C_PAWN_ENDING * (phase == 0)
+            - C_UNWINNABLE * (outflanking < 0 and not both_flanks) - C_BASE)
+
+
+def _winnable(value, change):
+    """value moved away from 0 by change, or toward 0 by -change but never past it."""
+    sign = (value > 0) - (value < 0)
+    return value + sign * max(change, -abs(value))
 
 
 def _reference_side_terms(pos, own, enemy, facts):
@@ -1064,6 +1159,21 @@ def _reference_side_terms(pos, own, enemy, facts):
     n = sum(1 for pt in (KNIGHT, BISHOP, ROOK, QUEEN) for sq in enemy.squares[pt]
             if sq in pushed_attacks)
     add("push threats", PAWN_PUSH_THREAT[0] * n, PAWN_PUSH_THREAT[1] * n)
+    # space: squares of files c-f on relative ranks 2-4 that hold no own pawn and no enemy
+    # pawn attacks, twice when an own pawn stands one or two squares ahead on the file;
+    # weighed by the side's men and the pawns blocked by an enemy pawn (both sides')
+    phase = sum(PHASE_WEIGHTS.get(board[sq] & 7, 0) for sq in range(64) if board[sq])
+    if SPACE_WEIGHT and phase >= SPACE_MIN_PHASE:
+        own_pawn = own.color << 3 | PAWN
+        bonus = 0
+        for sq in range(64):
+            if (2 <= (sq & 7) <= 5 and 1 <= own.relative_rank(sq) <= 3 and board[sq] != own_pawn
+                    and sq not in enemy.pawn_attacks):
+                bonus += 1 + any(board[sq + k * 8 * own.forward] == own_pawn for k in (1, 2))
+        blocked = sum(board[sq + 8 * side.forward] == other.color << 3 | PAWN
+                      for side, other in ((own, enemy), (enemy, own)) for sq in side.squares[PAWN])
+        weight = len(own.occupied) - 3 + min(blocked, 9)
+        add("space", bonus * weight * weight * SPACE_WEIGHT // 1024, 0)
     if pos.turn == own.color:
         add("tempo", *TEMPO)
     if len(enemy.occupied) == 1 and len(own.occupied) > 1:
@@ -1085,6 +1195,12 @@ def evaluate_terms(pos):
     eg = sum(out[name][1] for name in TERM_NAMES)
     phase = min(MAX_PHASE, sum(PHASE_WEIGHTS.get(pos.board[sq] & 7, 0)
                                for sq in range(64) if pos.board[sq]))
+    if COMPLEXITY_ON and (mg or eg):
+        complexity = _reference_complexity(sides, facts, phase)
+        new_mg = _winnable(mg, min(complexity + C_MG_OFFSET, 0))
+        new_eg = _winnable(eg, complexity)
+        out["complexity"] = (new_mg - mg, new_eg - eg)
+        mg, eg = new_mg, new_eg
     # tapered from the side to move's view, so that rounding down is the same for both
     us = pos.turn
     sign = 1 if us == WHITE else -1

@@ -308,7 +308,7 @@ S_OCB_PER_PASSER = SCALE_NAMES.index("SCALE_OCB_PER_PASSER")
 class Sample:
     """One position as the model sees it: its terms and their coefficients (white's view),
     the middlegame share of the blend (phase / 24), the scale rules, and the result."""
-    __slots__ = ("terms", "coefs", "mg_share", "scale", "result")
+    __slots__ = ("terms", "coefs", "mg_share", "scale", "complexity", "result")
 
 
 def extract(pos):
@@ -429,6 +429,10 @@ def extract(pos):
     sample.terms = [term for term, count in coefs.items() if count]
     sample.coefs = [float(coefs[term]) for term in sample.terms]
     sample.mg_share = phase / ev.MAX_PHASE
+    sample.complexity = None
+    if ev.COMPLEXITY_ON:
+        sample.complexity = ev.winnable_complexity(
+            wp | bp, pawn_sets[WHITE][0] | pawn_sets[BLACK][0], kings[WHITE], kings[BLACK], phase)
     sample.scale = None
     if phase <= ev.SCALE_MAX_PHASE:
         sample.scale = (_scale_index(pos, WHITE), popcount(pawn_sets[WHITE][0]),
@@ -484,6 +488,25 @@ class Model:
             eg += coef * w_eg[term]
         return mg, eg
 
+    @staticmethod
+    def winnable(sample, mg, eg):
+        """(mg, eg) with the complexity applied, and for each 1.0 or 0.0: does it still
+        follow the weights (0 where the complexity took that half to 0)?"""
+        c = sample.complexity
+        if c is None:
+            return mg, eg, 1.0, 1.0
+        mg_gate = eg_gate = 1.0
+        if eg and c <= -abs(eg):
+            eg, eg_gate = 0.0, 0.0
+        elif eg:
+            eg += c if eg > 0 else -c
+        c = min(c + ev.C_MG_OFFSET, 0)
+        if mg and c <= -abs(mg):
+            mg, mg_gate = 0.0, 0.0
+        elif mg:
+            mg += c if mg > 0 else -c
+        return mg, eg, mg_gate, eg_gate
+
     def factor(self, rule, passed):
         """The scale factor (out of 64) of a rule index, the side ahead having passed pawns."""
         if rule == S_OCB_ONLY:
@@ -507,7 +530,7 @@ class Model:
 
     def evaluate(self, sample):
         """The model's evaluation, white's view (evaluate() rounds where this does not)."""
-        mg, eg = self.halves(sample)
+        mg, eg, _, _ = self.winnable(sample, *self.halves(sample))
         blended = mg * sample.mg_share + eg * (1.0 - sample.mg_share)
         return blended * self.scale_of(sample, blended)[0]
 
@@ -610,13 +633,14 @@ def train_epoch(samples, model, k, adam, batch_size, progress, l2=0.0, anchor=No
             for term, coef in zip(terms, coefs):
                 mg += coef * w_mg[term]
                 eg += coef * w_eg[term]
+            mg, eg, mg_gate, eg_gate = Model.winnable(s, mg, eg)
             blended = mg * share + eg * (1.0 - share)
             multiplier, rule, passed = model.scale_of(s, blended)
             p = expected_result(blended * multiplier, k)
             # d(error)/d(eval) of (result - p)^2, p a logistic of k * eval * ln(10) / 400
             d_eval = -2.0 * (s.result - p) * p * (1.0 - p) * k * LN10_OVER_400
-            d_mg = d_eval * multiplier * share
-            d_eg = d_eval * multiplier * (1.0 - share)
+            d_mg = d_eval * multiplier * share * mg_gate
+            d_eg = d_eval * multiplier * (1.0 - share) * eg_gate
             for term, coef in zip(terms, coefs):
                 g_mg[term] += d_mg * coef
                 g_eg[term] += d_eg * coef
@@ -864,6 +888,9 @@ def main(argv=None):
                      "reads it without overrides")
     if ev.PSQT_ONLY:
         parser.error("PSQT_ONLY is set in engine/evaluate.py")
+    if ev.SPACE_WEIGHT or ev.SCALE_PAWN_BASE < ev.SCALE_NORMAL:
+        parser.error("SPACE_WEIGHT or SCALE_PAWN_BASE is set in engine/evaluate.py: the "
+                     "model does not follow those terms")
     tune(args)
     return 0
 

@@ -876,3 +876,79 @@ def test_passed_pawns_with_a_safe_stop_square(monkeypatch):
     assert evaluate_terms(Position("4k3/8/8/8/8/3P4/8/4K2N w - - 0 1"))["passed: safe stop"] == (0, 0)
     # a pawn ending is left to the pawn-ending rules
     assert evaluate_terms(Position("4k3/8/8/3P4/8/8/8/4K3 w - - 0 1"))["passed: safe stop"] == (0, 0)
+
+
+def _eval_halves(fen):
+    """The reference's summed (mg, eg), white's view, before complexity and scaling."""
+    t = evaluate_terms(Position(fen))
+    return (sum(t[name][0] for name in TERM_NAMES), sum(t[name][1] for name in TERM_NAMES))
+
+
+def test_complexity_moves_the_halves_as_defined(monkeypatch):
+    """Stockfish's 'winnable' term: the endgame half moves by the complexity (toward 0 when
+    it is negative, never past 0), the middlegame half only by its shortfall below the
+    offset; both paths agree with the term on, and it changes evaluations."""
+    ev = evaluate_module
+    # a pawn ending, the e4 pawn passed; kings e5 and e7 (outflanking 0 - 2), one flank,
+    # the white king past the middle: almost unwinnable
+    kpk = "8/4k3/8/4K3/4P3/8/8/8 w - - 0 1"
+    # a rook ending on one flank, kings g2 and g7 (outflanking 0 - 5)
+    rook = "8/5pk1/6p1/8/3R4/6P1/5PK1/r7 w - - 0 1"
+    expected = {kpk: (ev.C_PASSED + ev.C_PAWNS - 2 * ev.C_OUTFLANKING + ev.C_INFILTRATION
+                      + ev.C_PAWN_ENDING - ev.C_UNWINNABLE - ev.C_BASE),
+                rook: 4 * ev.C_PAWNS - 5 * ev.C_OUTFLANKING - ev.C_UNWINNABLE - ev.C_BASE}
+    before = {fen: _eval_halves(fen) for fen in expected}
+    monkeypatch.setattr(ev, "COMPLEXITY_ON", 1)
+    for fen, c in expected.items():
+        assert c < 0, fen                 # both are drawish: the term shrinks them
+        mg, eg = before[fen]
+        sign_mg, sign_eg = (mg > 0) - (mg < 0), (eg > 0) - (eg < 0)
+        want = (sign_mg * max(min(c + ev.C_MG_OFFSET, 0), -abs(mg)), sign_eg * max(c, -abs(eg)))
+        assert evaluate_terms(Position(fen))["complexity"] == want, fen
+    fens = POSITIONS[:150] + _ABLATION_EXTRA + list(expected)
+    on, off = _probe(fens, "COMPLEXITY_ON=1"), _probe(fens, "COMPLEXITY_ON=0")
+    assert all(r["eval"] == r["total"] for r in on + off)
+    assert all("complexity" not in r["rows"] for r in off)
+    assert sum(r["eval"] != r0["eval"] for r, r0 in zip(on, off)) > len(fens) // 4
+
+
+def test_few_pawns_scale_as_defined(monkeypatch):
+    """With no other drawish rule, a side ahead with pawns keeps SCALE_PAWN_BASE +
+    SCALE_PER_PAWN x its pawns out of 64; both paths agree with it on."""
+    ev = evaluate_module
+    monkeypatch.setattr(ev, "SCALE_PAWN_BASE", 36)
+    # rook and two pawns against rook and one: white is ahead with two pawns
+    t = evaluate_terms(Position("8/5pk1/8/8/3R4/6P1/5PK1/r7 w - - 0 1"))
+    assert t["scale"] == 36 + 2 * ev.SCALE_PER_PAWN
+    # four pawns keep the whole score; a pawnless side ahead is left to the other rules
+    assert evaluate_terms(Position("8/5pk1/8/8/3R4/5PP1/4P1PK/r7 w - - 0 1"))["scale"] == 64
+    assert evaluate_terms(Position("8/6k1/8/8/3R4/8/6K1/8 w - - 0 1"))["scale"] == 64
+    fens = POSITIONS[:150] + _ABLATION_EXTRA
+    on = _probe(fens, "SCALE_PAWN_BASE=36")
+    assert all(r["eval"] == r["total"] for r in on)
+    assert any(r["scale"] not in (64,) + tuple(ev.SCALE_BY_RULE.values()) for r in on)
+
+
+def test_space_is_counted_as_defined(monkeypatch):
+    """Space: safe squares of files c-f on relative ranks 2-4 (twice behind an own pawn),
+    weighed by (men - 3 + blocked pawns)^2 x SPACE_WEIGHT / 1024, middlegame only; both
+    paths agree with it on."""
+    monkeypatch.setattr(evaluate_module, "SPACE_WEIGHT", 1024)
+    # 1. e4: white 8 safe squares + e2, e3 behind e4 = 10; black c5, e5 and ranks 6 = 6;
+    # 16 men each, no blocked pawns: weight 13
+    t = evaluate_terms(Position("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"))
+    assert t["space"] == ((10 - 6) * 13 * 13, 0)
+    # the French advance: d4/d5 and e5/e6 block four pawns (weight 17); white d2 e2 c3 d3 e3
+    # f3 f4 + d2 d3 e3 behind = 10, black d7 e7 c6 f5 + d7 e7 behind = 6
+    t = evaluate_terms(Position("rnbqkbnr/ppp2ppp/4p3/3pP3/3P4/8/PPP2PPP/RNBQKBNR b KQkq - 0 3"))
+    assert t["space"] == ((10 - 6) * 17 * 17, 0)
+    # below SPACE_MIN_PHASE: nothing
+    assert evaluate_terms(Position("4k3/pppp4/8/8/4P3/8/PPP5/4K3 w - - 0 1"))["space"] == (0, 0)
+    fens = POSITIONS[:150] + [
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        "rnbqkbnr/ppp2ppp/4p3/3pP3/3P4/8/PPP2PPP/RNBQKBNR b KQkq - 0 3",
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"]
+    on = _probe(fens, "SPACE_WEIGHT=42")
+    assert all(r["eval"] == r["total"] for r in on)
+    assert sum(r["rows"]["space"] != [0, 0] for r in on) >= 3
+    assert all(r["rows"]["space"] == [0, 0] for r in _probe(fens, "SPACE_WEIGHT=0"))
