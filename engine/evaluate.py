@@ -89,14 +89,6 @@ COMPLEXITY_ON = 0
 # 36: +8.7 +/- 26.6 Elo (pairs, 200 games at 10,000 nodes), not shown, so off
 SCALE_PAWN_BASE = 64
 SCALE_PER_PAWN = 7
-# Space (Stockfish classical, middlegame only): per side, the squares of files c-f on relative
-# ranks 2-4 neither holding an own pawn nor attacked by an enemy pawn, twice when an own pawn
-# stands one or two squares ahead, times weight^2 x SPACE_WEIGHT / 1024 cp, weight = the
-# side's pieces and pawns - 3 + the blocked pawns (at most 9); with phase >= SPACE_MIN_PHASE.
-# Stockfish's x 0.65 is 42 (our pawn is 82 cp in the middlegame, its 126).  0: off; 42 and
-# 21 scored -43.7 +/- 83.8 and -20.7 +/- 50.8 Elo (pairs, 49 and 84 games at 10,000 nodes)
-SPACE_WEIGHT = 0
-SPACE_MIN_PHASE = 18
 # Known results (engine.endgame: the KPK bitbase, the KBNK distance-to-mate table,
 # minor-piece and wrong-rook-pawn draws) replace the evaluation where they apply; they need
 # at most two minors' worth of phase.
@@ -316,8 +308,6 @@ def push_threats(us, pawns, occ, w_patt, b_patt):
 _OUTPOST_RANKS_WHITE = 0xFFFFFF << 24      # ranks 4-6
 _OUTPOST_RANKS_BLACK = 0xFFFFFF << 16      # ranks 5-3, black's 4-6
 _BELOW_RANK_6 = (1 << 40) - 1
-_SPACE_WHITE = 0x3C3C3C00                 # files c-f, ranks 2-4
-_SPACE_BLACK = 0x3C3C3C << 32             # files c-f, ranks 7-5
 
 
 def outpost_squares(w_att, b_att):
@@ -377,15 +367,7 @@ def _pawn_entry(wp, bp):
             s += PASSED_PACKED[((low.bit_length() - 1) ^ flip) >> 3]
         score += sign * s
     w_out, b_out = outpost_squares(w_att, b_att)
-    # space: safe centre squares behind the pawns (SPACE_WEIGHT), and the pawns blocked by
-    # an enemy pawn, counted for both sides
-    w_safe = _SPACE_WHITE & ~wp & ~b_att
-    b_safe = _SPACE_BLACK & ~bp & ~w_att
-    w_space = popcount(w_safe) + popcount(w_safe & (wp >> 8 | wp >> 16))
-    b_space = popcount(b_safe) + popcount(b_safe & (bp << 8 | bp << 16))
-    blocked = min(9, 2 * popcount(wp & (bp >> 8)))
-    return (score, w_att, b_att, sets[WHITE][0], sets[BLACK][0], {}, w_out, b_out,
-            w_space, b_space, blocked)
+    return score, w_att, b_att, sets[WHITE][0], sets[BLACK][0], {}, w_out, b_out
 
 
 def _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq, pawn_ending):
@@ -623,8 +605,7 @@ def _evaluate(pos, key, slot):
         if len(_pawn_cache) >= PAWN_CACHE_SIZE:
             _pawn_cache.clear()
         entry = _pawn_cache[pawn_key] = _pawn_entry(wp, bp)
-    (s, w_patt, b_patt, w_passed, b_passed, king_terms, w_outposts, b_outposts,
-     w_space, b_space, blocked) = entry
+    s, w_patt, b_patt, w_passed, b_passed, king_terms, w_outposts, b_outposts = entry
     wksq = wk.bit_length() - 1
     bksq = bk.bit_length() - 1
     phase = popcount(wn | bn | wb | bb) + 2 * popcount(wr | br) + 4 * popcount(wq | bq)
@@ -639,11 +620,6 @@ def _evaluate(pos, key, slot):
     occ_w, occ_b = pos.occ
     occ = occ_w | occ_b
     drive = 0
-    if SPACE_WEIGHT and phase >= SPACE_MIN_PHASE:
-        weight = popcount(occ_w) - 3 + blocked
-        s += w_space * weight * weight * SPACE_WEIGHT // 1024
-        weight = popcount(occ_b) - 3 + blocked
-        s -= b_space * weight * weight * SPACE_WEIGHT // 1024
     if phase <= ENDGAME_MAX_PHASE:
         verdict = endgame_verdict(pos)
         if verdict is not None:
@@ -847,7 +823,7 @@ TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: double
               "pawns: backward", "pawns: connected", "passed: king distance", "passed: caught",
               "passed: blocked", "passed: safe stop", "king: pawn distance",
               "mobility", "king attack", "safe checks", "king shield", "king storm", "bishop pair",
-              "rook files", "threats", "push threats", "outposts", "space", "tempo", "mop-up")
+              "rook files", "threats", "push threats", "outposts", "tempo", "mop-up")
 
 _KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
 _KING_STEPS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
@@ -1159,21 +1135,6 @@ def _reference_side_terms(pos, own, enemy, facts):
     n = sum(1 for pt in (KNIGHT, BISHOP, ROOK, QUEEN) for sq in enemy.squares[pt]
             if sq in pushed_attacks)
     add("push threats", PAWN_PUSH_THREAT[0] * n, PAWN_PUSH_THREAT[1] * n)
-    # space: squares of files c-f on relative ranks 2-4 that hold no own pawn and no enemy
-    # pawn attacks, twice when an own pawn stands one or two squares ahead on the file;
-    # weighed by the side's men and the pawns blocked by an enemy pawn (both sides')
-    phase = sum(PHASE_WEIGHTS.get(board[sq] & 7, 0) for sq in range(64) if board[sq])
-    if SPACE_WEIGHT and phase >= SPACE_MIN_PHASE:
-        own_pawn = own.color << 3 | PAWN
-        bonus = 0
-        for sq in range(64):
-            if (2 <= (sq & 7) <= 5 and 1 <= own.relative_rank(sq) <= 3 and board[sq] != own_pawn
-                    and sq not in enemy.pawn_attacks):
-                bonus += 1 + any(board[sq + k * 8 * own.forward] == own_pawn for k in (1, 2))
-        blocked = sum(board[sq + 8 * side.forward] == other.color << 3 | PAWN
-                      for side, other in ((own, enemy), (enemy, own)) for sq in side.squares[PAWN])
-        weight = len(own.occupied) - 3 + min(blocked, 9)
-        add("space", bonus * weight * weight * SPACE_WEIGHT // 1024, 0)
     if pos.turn == own.color:
         add("tempo", *TEMPO)
     if len(enemy.occupied) == 1 and len(own.occupied) > 1:

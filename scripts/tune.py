@@ -888,9 +888,9 @@ def main(argv=None):
                      "reads it without overrides")
     if ev.PSQT_ONLY:
         parser.error("PSQT_ONLY is set in engine/evaluate.py")
-    if ev.SPACE_WEIGHT or ev.SCALE_PAWN_BASE < ev.SCALE_NORMAL:
-        parser.error("SPACE_WEIGHT or SCALE_PAWN_BASE is set in engine/evaluate.py: the "
-                     "model does not follow those terms")
+    if ev.SCALE_PAWN_BASE < ev.SCALE_NORMAL:
+        parser.error("SCALE_PAWN_BASE is set in engine/evaluate.py: the model does not "
+                     "follow the few-pawns scale")
     tune(args)
     return 0
 

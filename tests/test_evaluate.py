@@ -928,27 +928,3 @@ def test_few_pawns_scale_as_defined(monkeypatch):
     assert all(r["eval"] == r["total"] for r in on)
     assert any(r["scale"] not in (64,) + tuple(ev.SCALE_BY_RULE.values()) for r in on)
 
-
-def test_space_is_counted_as_defined(monkeypatch):
-    """Space: safe squares of files c-f on relative ranks 2-4 (twice behind an own pawn),
-    weighed by (men - 3 + blocked pawns)^2 x SPACE_WEIGHT / 1024, middlegame only; both
-    paths agree with it on."""
-    monkeypatch.setattr(evaluate_module, "SPACE_WEIGHT", 1024)
-    # 1. e4: white 8 safe squares + e2, e3 behind e4 = 10; black c5, e5 and ranks 6 = 6;
-    # 16 men each, no blocked pawns: weight 13
-    t = evaluate_terms(Position("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"))
-    assert t["space"] == ((10 - 6) * 13 * 13, 0)
-    # the French advance: d4/d5 and e5/e6 block four pawns (weight 17); white d2 e2 c3 d3 e3
-    # f3 f4 + d2 d3 e3 behind = 10, black d7 e7 c6 f5 + d7 e7 behind = 6
-    t = evaluate_terms(Position("rnbqkbnr/ppp2ppp/4p3/3pP3/3P4/8/PPP2PPP/RNBQKBNR b KQkq - 0 3"))
-    assert t["space"] == ((10 - 6) * 17 * 17, 0)
-    # below SPACE_MIN_PHASE: nothing
-    assert evaluate_terms(Position("4k3/pppp4/8/8/4P3/8/PPP5/4K3 w - - 0 1"))["space"] == (0, 0)
-    fens = POSITIONS[:150] + [
-        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
-        "rnbqkbnr/ppp2ppp/4p3/3pP3/3P4/8/PPP2PPP/RNBQKBNR b KQkq - 0 3",
-        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"]
-    on = _probe(fens, "SPACE_WEIGHT=42")
-    assert all(r["eval"] == r["total"] for r in on)
-    assert sum(r["rows"]["space"] != [0, 0] for r in on) >= 3
-    assert all(r["rows"]["space"] == [0, 0] for r in _probe(fens, "SPACE_WEIGHT=0"))
