@@ -980,8 +980,9 @@ def _reference_complexity(sides, facts, phase):
             - C_UNWINNABLE * (outflanking < 0 and not both_flanks) - C_BASE)
 
 
-def _winnable(value, change):
-    """value moved away from 0 by change, or toward 0 by -change but never past it."""
+def winnable(value, change):
+    """value moved away from 0 by change, or toward 0 by -change but never past it (the
+    complexity's step; scripts/tune.py's model takes it too)."""
     sign = (value > 0) - (value < 0)
     return value + sign * max(change, -abs(value))
 
@@ -1158,8 +1159,8 @@ def evaluate_terms(pos):
                                for sq in range(64) if pos.board[sq]))
     if COMPLEXITY_ON and (mg or eg):
         complexity = _reference_complexity(sides, facts, phase)
-        new_mg = _winnable(mg, min(complexity + C_MG_OFFSET, 0))
-        new_eg = _winnable(eg, complexity)
+        new_mg = winnable(mg, min(complexity + C_MG_OFFSET, 0))
+        new_eg = winnable(eg, complexity)
         out["complexity"] = (new_mg - mg, new_eg - eg)
         mg, eg = new_mg, new_eg
     # tapered from the side to move's view, so that rounding down is the same for both

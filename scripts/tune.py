@@ -495,17 +495,10 @@ class Model:
         c = sample.complexity
         if c is None:
             return mg, eg, 1.0, 1.0
-        mg_gate = eg_gate = 1.0
-        if eg and c <= -abs(eg):
-            eg, eg_gate = 0.0, 0.0
-        elif eg:
-            eg += c if eg > 0 else -c
-        c = min(c + ev.C_MG_OFFSET, 0)
-        if mg and c <= -abs(mg):
-            mg, mg_gate = 0.0, 0.0
-        elif mg:
-            mg += c if mg > 0 else -c
-        return mg, eg, mg_gate, eg_gate
+        new_mg = ev.winnable(mg, min(c + ev.C_MG_OFFSET, 0))
+        new_eg = ev.winnable(eg, c)
+        return (new_mg, new_eg, 0.0 if mg and not new_mg else 1.0,
+                0.0 if eg and not new_eg else 1.0)
 
     def factor(self, rule, passed):
         """The scale factor (out of 64) of a rule index, the side ahead having passed pawns."""

@@ -89,8 +89,9 @@ def model_rows(model, sample):
 
 
 def with_engine_rounding(model, sample, pos):
-    """evaluate()'s arithmetic on the model's integral halves: the blend floored from the
-    side to move's view (after the complexity), then the scale factor of the side ahead, truncated toward zero."""
+    """evaluate()'s arithmetic on the model's integral halves: the complexity, the blend
+    floored from the side to move's view, then the scale factor of the side ahead, truncated
+    toward zero."""
     mg, eg = (round(half) for half in model.halves(sample))
     mg, eg = (round(half) for half in tune.Model.winnable(sample, mg, eg)[:2])
     phase = round(sample.mg_share * 24)
