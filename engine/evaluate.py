@@ -23,7 +23,7 @@ BASILISK_EVAL overrides weights and switches at import
 evaluate to material + PST; scripts/ablations.py names the setting that switches each term
 off for an A/B match.  Two of Stockfish classical's terms are written but off, no gain
 shown: the complexity ("winnable", ``COMPLEXITY_ON=1``) and the few-pawns scale
-(``SCALE_PAWN_BASE=36``).
+(``SCALE_FEW_PAWNS=36``).
 """
 
 import os
@@ -45,6 +45,7 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
                             PAWN_PUSH_THREAT, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE,
                             SAFE_CHECK_EG, SAFE_CHECK_MG,
                             SCALE_OCB_BISHOPS_ONLY, SCALE_OCB_PER_PASSER, SCALE_OCB_WITH_PIECES,
+                            SCALE_FEW_PAWNS, SCALE_PER_PAWN,
                             SCALE_PAWNLESS_MINOR, SCALE_PAWNLESS_V_MINOR, SCALE_PAWNLESS_V_PIECES,
                             SCALE_TWO_KNIGHTS, SCALE_TWO_KNIGHTS_V_PAWNS, SHIELD_FAR, SHIELD_NEAR,
                             TEMPO, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK,
@@ -75,6 +76,9 @@ PSQT_ONLY = 0         # 1: evaluate() is material + PST only (the baseline)
 SCALE_NORMAL = 64     # scale factors are out of 64
 SCALE_MAX_PHASE = 14  # drawish-ending rules are only looked at with this little material
                       # (-1 switches the scaling off, for an A/B match)
+# The few-pawns rule at Stockfish's 36 + 7 per pawn (SCALE_FEW_PAWNS, engine/weights.py; 64 is
+# off): +9.6 +/- 17.8 Elo (pairs, 400 games at 10,000 nodes), -17.4 +/- 27.6 (200 games at
+# 10 s + 0.1 s on CPython), so it stays off
 # Endgame complexity (Stockfish classical's "winnable" term): the endgame half moves toward 0
 # by as much as it falls short (never past 0), the middlegame half when it falls 23 cp
 # shorter.  Weights (cp): per passed pawn, per pawn, per step the kings outflank (file
@@ -84,11 +88,6 @@ SCALE_MAX_PHASE = 14  # drawish-ending rules are only looked at with this little
 COMPLEXITY = (4, 5, 4, 9, 11, 23, 19, 50, 23)
 # On: +3.5 +/- 26.9 Elo (pairs, 400 games at 10,000 nodes), not shown, so off (1: on)
 COMPLEXITY_ON = 0
-# Few pawns (Stockfish classical): with no other rule, a side ahead keeps SCALE_PAWN_BASE +
-# SCALE_PER_PAWN x its pawns (out of 64, while it has a pawn); 64 switches it off.  Stockfish's
-# 36: +9.6 +/- 17.8 Elo (pairs, LOS 85.5%, 400 games at 10,000 nodes); off until a clock check
-SCALE_PAWN_BASE = 64
-SCALE_PER_PAWN = 7
 # Known results (engine.endgame: the KPK bitbase, the KBNK distance-to-mate table,
 # minor-piece and wrong-rook-pawn draws) replace the evaluation where they apply; they need
 # at most two minors' worth of phase.
@@ -232,7 +231,8 @@ def nearest_pawn_distance(ksq, pawns):
     raise ValueError("no pawn")
 
 
-# scale_rule()'s answers with a fixed factor (the opposite-bishops rule adds per passed pawn)
+# scale_rule()'s answers with a fixed factor (the opposite-bishops rule adds per passed pawn
+# and the few-pawns rule per pawn)
 SCALE_BY_RULE = {"SCALE_PAWNLESS_MINOR": SCALE_PAWNLESS_MINOR,
                  "SCALE_PAWNLESS_V_MINOR": SCALE_PAWNLESS_V_MINOR,
                  "SCALE_PAWNLESS_V_PIECES": SCALE_PAWNLESS_V_PIECES,
@@ -481,8 +481,8 @@ def _non_pawn_material(bbs, color):
 
 
 def scale_rule(pos, strong):
-    """The drawish-ending rule that shrinks the score when ``strong`` is ahead: the name of
-    its SCALE_* weight, or None when the score stays whole."""
+    """The drawish-ending rule that may shrink the score when ``strong`` is ahead: the name
+    of its SCALE_* weight, or None when no rule applies and the score stays whole."""
     bbs = pos.bbs
     weak = strong ^ 1
     s, w = strong << 3, weak << 3
@@ -504,18 +504,17 @@ def scale_rule(pos, strong):
         if npm_s == VALUE_BISHOP_MG and npm_w == VALUE_BISHOP_MG:
             return "SCALE_OCB_BISHOPS_ONLY"
         return "SCALE_OCB_WITH_PIECES"
-    return None
+    # few pawns: each one the side ahead has keeps more of its lead
+    return "SCALE_FEW_PAWNS" if bbs[s | PAWN] else None
 
 
 def scale_factor(pos, strong, passed_strong=0):
     """How much of the score (out of 64) the side ahead keeps in drawish endings."""
     rule = scale_rule(pos, strong)
     if rule is None:
-        if SCALE_PAWN_BASE < SCALE_NORMAL:
-            pawns = popcount(pos.bbs[strong << 3 | PAWN])
-            if pawns:
-                return min(SCALE_NORMAL, SCALE_PAWN_BASE + SCALE_PER_PAWN * pawns)
         return SCALE_NORMAL
+    if rule == "SCALE_FEW_PAWNS":
+        return min(SCALE_NORMAL, SCALE_FEW_PAWNS + SCALE_PER_PAWN * popcount(pos.bbs[strong << 3 | PAWN]))
     if rule == "SCALE_OCB_BISHOPS_ONLY":
         return min(SCALE_NORMAL, SCALE_OCB_BISHOPS_ONLY + SCALE_OCB_PER_PASSER * popcount(passed_strong))
     return SCALE_BY_RULE[rule]
@@ -959,9 +958,9 @@ def _reference_scale(strong, weak, strong_passed):
         if npm_s == npm_w == VALUE_BISHOP_MG:
             return min(SCALE_NORMAL, SCALE_OCB_BISHOPS_ONLY + SCALE_OCB_PER_PASSER * strong_passed)
         return SCALE_OCB_WITH_PIECES
-    if SCALE_PAWN_BASE < SCALE_NORMAL and strong.count(PAWN):
+    if strong.count(PAWN):
         # few pawns: each one the side ahead has keeps more of its lead
-        return min(SCALE_NORMAL, SCALE_PAWN_BASE + SCALE_PER_PAWN * strong.count(PAWN))
+        return min(SCALE_NORMAL, SCALE_FEW_PAWNS + SCALE_PER_PAWN * strong.count(PAWN))
     return SCALE_NORMAL
 
 

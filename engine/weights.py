@@ -269,7 +269,8 @@ MOPUP_KINGS = 4
 # pawns and at most a minor piece up: with less than a rook (0: it cannot mate), against
 # at most a minor, against more.  Two knights (0: they cannot force mate) against a bare
 # king, against pawns.  Opposite-coloured bishops alone (plus so much per passed pawn of
-# the side ahead, up to 64), with other pieces.
+# the side ahead, up to 64), with other pieces.  Otherwise, few pawns: so much plus so
+# much per pawn of the side ahead (up to 64; 64 and more switch it off).
 SCALE_PAWNLESS_MINOR = 0
 SCALE_PAWNLESS_V_MINOR = 4
 SCALE_PAWNLESS_V_PIECES = 3
@@ -278,3 +279,5 @@ SCALE_TWO_KNIGHTS_V_PAWNS = 1
 SCALE_OCB_BISHOPS_ONLY = 13
 SCALE_OCB_PER_PASSER = 11
 SCALE_OCB_WITH_PIECES = 59
+SCALE_FEW_PAWNS = 64
+SCALE_PER_PAWN = 7

@@ -135,10 +135,11 @@ LAYOUT = (
      "pawns and at most a minor piece up: with less than a rook (0: it cannot mate), against\n"
      "at most a minor, against more.  Two knights (0: they cannot force mate) against a bare\n"
      "king, against pawns.  Opposite-coloured bishops alone (plus so much per passed pawn of\n"
-     "the side ahead, up to 64), with other pieces.",
+     "the side ahead, up to 64), with other pieces.  Otherwise, few pawns: so much plus so\n"
+     "much per pawn of the side ahead (up to 64; 64 and more switch it off).",
      ("SCALE_PAWNLESS_MINOR", "SCALE_PAWNLESS_V_MINOR", "SCALE_PAWNLESS_V_PIECES",
       "SCALE_TWO_KNIGHTS", "SCALE_TWO_KNIGHTS_V_PAWNS", "SCALE_OCB_BISHOPS_ONLY",
-      "SCALE_OCB_PER_PASSER", "SCALE_OCB_WITH_PIECES")),
+      "SCALE_OCB_PER_PASSER", "SCALE_OCB_WITH_PIECES", "SCALE_FEW_PAWNS", "SCALE_PER_PAWN")),
 )
 WEIGHT_NAMES = tuple(name for _, names in LAYOUT for name in names)
 
@@ -303,6 +304,12 @@ SCALE_NAMES = LAYOUT[-1][1]
 SCALE_FIXED = ("SCALE_PAWNLESS_MINOR", "SCALE_TWO_KNIGHTS")
 S_OCB_ONLY = SCALE_NAMES.index("SCALE_OCB_BISHOPS_ONLY")
 S_OCB_PER_PASSER = SCALE_NAMES.index("SCALE_OCB_PER_PASSER")
+S_FEW_PAWNS = SCALE_NAMES.index("SCALE_FEW_PAWNS")
+S_PER_PAWN = SCALE_NAMES.index("SCALE_PER_PAWN")
+# the rules whose factor grows by a second weight per unit: (base index, per-unit index).  A
+# factor at its cap of 64 has no gradient, so a fit of the few-pawns rule starts it below 64
+# in engine/weights.py (Stockfish's 36).
+SCALE_PER_UNIT = {S_OCB_ONLY: S_OCB_PER_PASSER, S_FEW_PAWNS: S_PER_PAWN}
 
 
 class Sample:
@@ -314,8 +321,9 @@ class Sample:
 def extract(pos):
     """The Sample of pos (result unset), or None where evaluate() returns an exact endgame
     verdict instead of its weighted sum or adds a mating drive (KBNK, KRK) to it.
-    ``scale`` is None above SCALE_MAX_PHASE, else (rule, passed pawns) for white ahead then
-    for black ahead, rule an index into SCALE_NAMES or -1 (not scaled)."""
+    ``scale`` is None above SCALE_MAX_PHASE, else (rule, units) for white ahead then for
+    black ahead, rule an index into SCALE_NAMES or -1 (not scaled) and units what the rule
+    counts per unit: passed pawns (opposite bishops), pawns (few pawns), else 0."""
     phase = ev.game_phase(pos)
     if phase <= ev.ENDGAME_MAX_PHASE:
         verdict = endgame_verdict(pos)
@@ -435,8 +443,8 @@ def extract(pos):
             wp | bp, pawn_sets[WHITE][0] | pawn_sets[BLACK][0], kings[WHITE], kings[BLACK], phase)
     sample.scale = None
     if phase <= ev.SCALE_MAX_PHASE:
-        sample.scale = (_scale_index(pos, WHITE), popcount(pawn_sets[WHITE][0]),
-                        _scale_index(pos, BLACK), popcount(pawn_sets[BLACK][0]))
+        sample.scale = (_scale_rule(pos, WHITE, wp, pawn_sets[WHITE][0])
+                        + _scale_rule(pos, BLACK, bp, pawn_sets[BLACK][0]))
     return sample
 
 
@@ -451,9 +459,14 @@ def _attacks(pt, sq, occ):
     return att
 
 
-def _scale_index(pos, strong):
+def _scale_rule(pos, strong, pawns, passed):
+    """(rule index or -1, the units its per-unit weight counts) for ``strong`` ahead."""
     rule = ev.scale_rule(pos, strong)
-    return -1 if rule is None else SCALE_NAMES.index(rule)
+    if rule is None:
+        return (-1, 0)
+    index = SCALE_NAMES.index(rule)
+    units = passed if index == S_OCB_ONLY else pawns if index == S_FEW_PAWNS else 0
+    return (index, popcount(units))
 
 
 def _get(values, path):
@@ -500,26 +513,27 @@ class Model:
         return (new_mg, new_eg, 0.0 if mg and not new_mg else 1.0,
                 0.0 if eg and not new_eg else 1.0)
 
-    def factor(self, rule, passed):
-        """The scale factor (out of 64) of a rule index, the side ahead having passed pawns."""
-        if rule == S_OCB_ONLY:
-            return min(self.scale[rule] + self.scale[S_OCB_PER_PASSER] * passed, ev.SCALE_NORMAL)
+    def factor(self, rule, units):
+        """The scale factor (out of 64) of a rule index, with units of what it counts."""
+        per_unit = SCALE_PER_UNIT.get(rule)
+        if per_unit is not None:
+            return min(self.scale[rule] + self.scale[per_unit] * units, ev.SCALE_NORMAL)
         return self.scale[rule]
 
     def scale_of(self, sample, blended):
-        """(multiplier, rule, passed pawns) for the side blended says is ahead; rule -1 when
-        the score stays whole, or where the opposite-bishops factor reaches its cap of 64
-        (and so has no gradient)."""
+        """(multiplier, rule, units) for the side blended says is ahead; rule -1 when the
+        score stays whole, or where a per-unit factor reaches its cap of 64 (and so has no
+        gradient)."""
         scale = sample.scale
         if scale is None or blended == 0:
             return 1.0, -1, 0
-        rule, passed = (scale[0], scale[1]) if blended > 0 else (scale[2], scale[3])
+        rule, units = (scale[0], scale[1]) if blended > 0 else (scale[2], scale[3])
         if rule < 0:
             return 1.0, -1, 0
-        factor = self.factor(rule, passed)
-        if rule == S_OCB_ONLY and factor >= ev.SCALE_NORMAL:
+        factor = self.factor(rule, units)
+        if rule in SCALE_PER_UNIT and factor >= ev.SCALE_NORMAL:
             return 1.0, -1, 0
-        return factor / ev.SCALE_NORMAL, rule, passed
+        return factor / ev.SCALE_NORMAL, rule, units
 
     def evaluate(self, sample):
         """The model's evaluation, white's view (evaluate() rounds where this does not)."""
@@ -628,7 +642,7 @@ def train_epoch(samples, model, k, adam, batch_size, progress, l2=0.0, anchor=No
                 eg += coef * w_eg[term]
             mg, eg, mg_gate, eg_gate = Model.winnable(s, mg, eg)
             blended = mg * share + eg * (1.0 - share)
-            multiplier, rule, passed = model.scale_of(s, blended)
+            multiplier, rule, units = model.scale_of(s, blended)
             p = expected_result(blended * multiplier, k)
             # d(error)/d(eval) of (result - p)^2, p a logistic of k * eval * ln(10) / 400
             d_eval = -2.0 * (s.result - p) * p * (1.0 - p) * k * LN10_OVER_400
@@ -640,8 +654,8 @@ def train_epoch(samples, model, k, adam, batch_size, progress, l2=0.0, anchor=No
             if rule >= 0:
                 d_factor = d_eval * blended / ev.SCALE_NORMAL
                 g_scale[rule] += d_factor
-                if rule == S_OCB_ONLY:
-                    g_scale[S_OCB_PER_PASSER] += d_factor * passed
+                if rule in SCALE_PER_UNIT:
+                    g_scale[SCALE_PER_UNIT[rule]] += d_factor * units
         size = float(len(batch))
         g_mg = [g / size for g in g_mg]
         g_eg = [g / size for g in g_eg]
@@ -881,9 +895,6 @@ def main(argv=None):
                      "reads it without overrides")
     if ev.PSQT_ONLY:
         parser.error("PSQT_ONLY is set in engine/evaluate.py")
-    if ev.SCALE_PAWN_BASE < ev.SCALE_NORMAL:
-        parser.error("SCALE_PAWN_BASE is set in engine/evaluate.py: the model does not "
-                     "follow the few-pawns scale")
     tune(args)
     return 0
 

@@ -914,17 +914,18 @@ def test_complexity_moves_the_halves_as_defined(monkeypatch):
 
 
 def test_few_pawns_scale_as_defined(monkeypatch):
-    """With no other drawish rule, a side ahead with pawns keeps SCALE_PAWN_BASE +
+    """With no other drawish rule, a side ahead with pawns keeps SCALE_FEW_PAWNS +
     SCALE_PER_PAWN x its pawns out of 64; both paths agree with it on."""
     ev = evaluate_module
-    monkeypatch.setattr(ev, "SCALE_PAWN_BASE", 36)
+    monkeypatch.setattr(ev, "SCALE_FEW_PAWNS", 36)
+    monkeypatch.setattr(ev, "SCALE_PER_PAWN", 7)
     # rook and two pawns against rook and one: white is ahead with two pawns
     t = evaluate_terms(Position("8/5pk1/8/8/3R4/6P1/5PK1/r7 w - - 0 1"))
-    assert t["scale"] == 36 + 2 * ev.SCALE_PER_PAWN
+    assert t["scale"] == 36 + 2 * 7
     # four pawns keep the whole score; a pawnless side ahead is left to the other rules
     assert evaluate_terms(Position("8/5pk1/8/8/3R4/5PP1/4P1PK/r7 w - - 0 1"))["scale"] == 64
     assert evaluate_terms(Position("8/6k1/8/8/3R4/8/6K1/8 w - - 0 1"))["scale"] == 64
     fens = POSITIONS[:150] + _ABLATION_EXTRA
-    on = _probe(fens, "SCALE_PAWN_BASE=36")
+    on = _probe(fens, "SCALE_FEW_PAWNS=36,SCALE_PER_PAWN=7")
     assert all(r["eval"] == r["total"] for r in on)
     assert any(r["scale"] not in (64,) + tuple(ev.SCALE_BY_RULE.values()) for r in on)

@@ -154,19 +154,70 @@ def test_model_reproduces_evaluate_term_by_term_and_exactly():
 def test_scale_rules_give_the_engines_factors():
     """Both sides' rules in a sample, as factors, are what scale_factor() says for that side."""
     model = tune.Model(tune.current_values())
-    checked = 0
+    checked = few_pawns = 0
     for fen in ending_fens(300, seed=33):
         pos = Position(fen)
         sample = tune.extract(pos)
         if sample is None or sample.scale is None:
             continue
-        for side, (rule, passed) in ((WHITE, sample.scale[:2]), (BLACK, sample.scale[2:])):
-            ours = 64 if rule < 0 else model.factor(rule, passed)
+        for side, (rule, units) in ((WHITE, sample.scale[:2]), (BLACK, sample.scale[2:])):
+            ours = 64 if rule < 0 else model.factor(rule, units)
             engine_passed = _passed_bitboard(pos, side)
-            assert bin(engine_passed).count("1") == passed, fen
+            # what the rule's per-unit weight counts: passed pawns, the side's pawns, nothing
+            counted = {tune.S_OCB_ONLY: engine_passed,
+                       tune.S_FEW_PAWNS: pos.bbs[side << 3 | PAWN]}.get(rule, 0)
+            assert bin(counted).count("1") == units, fen
             assert ours == scale_factor(pos, side, engine_passed), (fen, side)
             checked += rule >= 0
-    assert checked >= 50
+            few_pawns += rule == tune.S_FEW_PAWNS
+    assert checked >= 50 and few_pawns >= 20
+
+
+class _CaptureStep:
+    """Stands in for Adam and the progress bar: keeps the gradients train_epoch hands it."""
+
+    def step(self, grads):
+        self.grads = grads
+
+    def update(self, done):
+        pass
+
+    def close(self):
+        pass
+
+
+def test_scale_gradients_are_the_slopes_of_the_error():
+    """train_epoch's gradient in each drawish-ending factor, the per-unit ones (passed pawns
+    with opposite bishops, pawns with few pawns) included, is the slope of the mean squared
+    error in that factor, found by central differences.  SCALE_PER_PAWN is 6 so that no
+    count lands a factor on its cap of 64, where the slope has a kink."""
+    values = tune.current_values()
+    values["SCALE_FEW_PAWNS"], values["SCALE_PER_PAWN"] = 36, 6
+    model = tune.Model(values)
+    rng = random.Random(36)
+    samples = []
+    for fen in ending_fens(400, seed=36):
+        sample = tune.extract(Position(fen))
+        if sample is not None and sample.scale is not None:
+            sample.result = rng.choice((0.0, 0.5, 1.0))
+            samples.append(sample)
+    capture = _CaptureStep()
+    tune.train_epoch(samples, model, 1.2, capture, len(samples), capture)
+    gradient = capture.grads[2]
+    checked = 0
+    for index, name in enumerate(tune.SCALE_NAMES):
+        saved, h = model.scale[index], 1e-3
+        model.scale[index] = saved + h
+        above = tune.mean_squared_error(samples, model, 1.2)
+        model.scale[index] = saved - h
+        below = tune.mean_squared_error(samples, model, 1.2)
+        model.scale[index] = saved
+        slope = (above - below) / (2 * h)
+        assert abs(slope - gradient[index]) <= 1e-9 + 1e-4 * abs(slope), (name, slope, gradient[index])
+        checked += slope != 0
+    for name in ("SCALE_FEW_PAWNS", "SCALE_PER_PAWN", "SCALE_OCB_BISHOPS_ONLY", "SCALE_OCB_PER_PASSER"):
+        assert gradient[tune.SCALE_NAMES.index(name)] != 0, name
+    assert checked >= 6
 
 
 def _passed_bitboard(pos, side):
