@@ -5,7 +5,7 @@ material + piece-square values (kept incrementally in ``pos.psq``), pawn structu
 pawns (by rank, blocked, safe stop square, king proximity; in pawn endings the rule of the
 square), the king's distance to its nearest pawn, mobility by safe squares, king safety
 (zone attacks, shield, storm, safe checks), bishop pair, threats, pawn push threats,
-outposts, rooks on (semi-)open files, tempo and mop-up against a bare king.  The mg and eg
+outposts, minor pieces behind pawns, rooks on (semi-)open files, tempo and mop-up against a bare king.  The mg and eg
 sums are blended by ``game_phase`` (24 with all pieces, 0 with kings and pawns only); a
 drawish-ending scale (out of 64) shrinks the score where the side ahead can hardly win; with
 very little material engine.endgame's known results replace the score, and its mating
@@ -49,7 +49,7 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
                             SCALE_PAWNLESS_MINOR, SCALE_PAWNLESS_V_MINOR, SCALE_PAWNLESS_V_PIECES,
                             SCALE_TWO_KNIGHTS, SCALE_TWO_KNIGHTS_V_PAWNS, SHIELD_FAR, SHIELD_NEAR,
                             TEMPO, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK,
-                            OUTPOST_KNIGHT, OUTPOST_BISHOP, PAWN_STORM)
+                            MINOR_BEHIND_PAWN, OUTPOST_KNIGHT, OUTPOST_BISHOP, PAWN_STORM)
 
 # --- Weights ----------------------------------------------------------------------------
 # The values are engine/weights.py's (scripts/tune.py writes it).  What each term bought in
@@ -261,6 +261,7 @@ PUSH_THREAT_PACKED = pack(*PAWN_PUSH_THREAT)
 OUTPOST_N_PACKED = pack(*OUTPOST_KNIGHT)
 OUTPOST_B_PACKED = pack(*OUTPOST_BISHOP)
 OUTPOSTS_ON = bool(OUTPOST_N_PACKED or OUTPOST_B_PACKED)
+MINOR_BEHIND_PACKED = pack(*MINOR_BEHIND_PAWN)
 STORM_PACKED = tuple(pack(PAWN_STORM[r], 0) for r in range(8))
 # hand-set ranks 3-5 at -30/-20/-10: -29.6 +/- 39.6 Elo (pairs), 200 games at 10,000 nodes, so
 # weighted 0 (the term runs only when weighted; tune.py can fit it)
@@ -628,6 +629,12 @@ def _evaluate(pos, key, slot):
                 return verdict[1]
             if MATING_DRIVE:
                 drive = verdict[1]
+    if MINOR_BEHIND_PACKED:
+        # knights and bishops with a pawn (either side's) just in front of them; black's are
+        # shifted down rather than the pawns up (PyPy: a pawn on rank 7 would overflow a word)
+        pawns = wp | bp
+        s += MINOR_BEHIND_PACKED * (popcount((wn | wb) & (pawns >> 8))
+                                    - popcount(((bn | bb) >> 8) & pawns))
     if not phase and (w_passed or b_passed):
         s -= _caught_passers(w_passed, b_passed, wksq, bksq, pos.turn) << 16
     if phase and (w_passed or b_passed):
@@ -822,7 +829,8 @@ TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: double
               "pawns: backward", "pawns: connected", "passed: king distance", "passed: caught",
               "passed: blocked", "passed: safe stop", "king: pawn distance",
               "mobility", "king attack", "safe checks", "king shield", "king storm", "bishop pair",
-              "rook files", "threats", "push threats", "outposts", "tempo", "mop-up")
+              "rook files", "threats", "push threats", "outposts", "minor behind pawn", "tempo",
+              "mop-up")
 
 _KNIGHT_STEPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
 _KING_STEPS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
@@ -1108,6 +1116,12 @@ def _reference_side_terms(pos, own, enemy, facts):
                     and not any(abs((e & 7) - (sq & 7)) == 1 and own.relative_rank(e) > rank
                                 for e in enemy.squares[PAWN])):
                 add("outposts", *weight)
+    # minor pieces behind a pawn: a pawn of either side on the square in front
+    for pt in (KNIGHT, BISHOP):
+        for sq in own.squares[pt]:
+            ahead = sq + 8 * own.forward
+            if 0 <= ahead < 64 and board[ahead] & 7 == PAWN:
+                add("minor behind pawn", *MINOR_BEHIND_PAWN)
 
     # threats: each enemy piece attacked by a lesser one of ours, counted once per kind
     def hit_by(pts):

@@ -248,6 +248,10 @@ THREAT_BY_ROOK = (39, -8)
 OUTPOST_KNIGHT = (30, 20)
 OUTPOST_BISHOP = (15, 10)
 
+# Minor behind pawn, (mg, eg) per knight or bishop with a pawn of either side on the square
+# in front of it.
+MINOR_BEHIND_PAWN = (0, 0)
+
 # Safe checks, by piece type: the side has a piece of that type that can move to a square
 # checking the enemy king, the square neither held by own pieces, nor attacked by enemy
 # pawns, nor next to the enemy king.

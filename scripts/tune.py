@@ -119,6 +119,9 @@ LAYOUT = (
     ("Outposts, (mg, eg) per knight, per bishop: on relative rank 4-6, defended by an own pawn,\n"
      "where no enemy pawn can ever attack it (none on an adjacent file ahead of it).",
      ("OUTPOST_KNIGHT", "OUTPOST_BISHOP")),
+    ("Minor behind pawn, (mg, eg) per knight or bishop with a pawn of either side on the square\n"
+     "in front of it.",
+     ("MINOR_BEHIND_PAWN",)),
     ("Safe checks, by piece type: the side has a piece of that type that can move to a square\n"
      "checking the enemy king, the square neither held by own pieces, nor attacked by enemy\n"
      "pawns, nor next to the enemy king.",
@@ -281,6 +284,7 @@ T_THREAT_ROOK = _pair_term("THREAT_BY_ROOK", "threats")
 T_PUSH_THREAT = _pair_term("PAWN_PUSH_THREAT", "push threats")
 T_OUTPOST = {KNIGHT: _pair_term("OUTPOST_KNIGHT", "outposts"),
              BISHOP: _pair_term("OUTPOST_BISHOP", "outposts")}
+T_MINOR_BEHIND = _pair_term("MINOR_BEHIND_PAWN", "minor behind pawn")
 T_PASSER_ENEMY_KING = _term("PASSER_ENEMY_KING", None, ("PASSER_ENEMY_KING",), "passed: king distance")
 T_PASSER_OWN_KING = _term("PASSER_OWN_KING", None, ("PASSER_OWN_KING",), "passed: king distance")
 T_KING_PAWN = _term("KING_PAWN_DISTANCE", None, ("KING_PAWN_DISTANCE",), "king: pawn distance")
@@ -426,6 +430,9 @@ def extract(pos):
                                            & enemy_pieces))
         for pt in (KNIGHT, BISHOP):
             add(T_OUTPOST[pt], sign * popcount(bbs[base | pt] & outposts[us]))
+        minors = bbs[base | KNIGHT] | bbs[base | BISHOP]
+        ahead = minors << 8 if us == WHITE else minors >> 8
+        add(T_MINOR_BEHIND, sign * popcount(ahead & (wp | bp)))
         if popcount(enemy_occ) == 1 and popcount(own_occ) > 1:
             steps = ev.mopup_steps(pos, us)
             if steps:

@@ -326,7 +326,7 @@ def test_fast_path_matches_reference_with_every_weight_switched_on():
     fens = POSITIONS[:250] + _ABLATION_EXTRA
     results = _probe(fens, "TEMPO=15:5,ROOK_OPEN_FILE=25:10,ROOK_SEMI_OPEN_FILE=12:6,"
                            "MOBILITY_PERCENT=37,KING_ATTACK_PERCENT=153,KING_ATTACK_NEEDS_QUEEN=0,"
-                           "OUTPOST_KNIGHT=31:17,OUTPOST_BISHOP=13:7,"
+                           "OUTPOST_KNIGHT=31:17,OUTPOST_BISHOP=13:7,MINOR_BEHIND_PAWN=13:3,"
                            "PAWN_STORM=0:-7:-31:-23:-11:5:3:0")
     for fen, r in zip(fens, results):
         assert r["eval"] == r["total"], fen
@@ -334,6 +334,7 @@ def test_fast_path_matches_reference_with_every_weight_switched_on():
     assert any(r["rows"]["rook files"] != [0, 0] for r in results)
     assert any(r["rows"]["tempo"] != [0, 0] for r in results)
     assert any(r["rows"]["outposts"] != [0, 0] for r in results)
+    assert any(r["rows"]["minor behind pawn"] != [0, 0] for r in results)
 
 
 def test_reference_attacks_match_python_chess():
@@ -580,6 +581,25 @@ def test_outposts_are_weighted_as_defined():
     can ever attack, on both paths; nothing at weight 0."""
     assert_term_as_defined("outposts", OUTPOST_FENS, "OUTPOST_KNIGHT=0:0,OUTPOST_BISHOP=0:0",
                            "OUTPOST_KNIGHT=30:20,OUTPOST_BISHOP=12:8")
+
+
+MINOR_BEHIND_FENS = [   # (FEN, white-view row at MINOR_BEHIND_PAWN 12:1)
+    # 1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. d3 d6: Nb1, Bc1 and Ng8, Bc8 behind pawns, two each
+    ("r1bqk1nr/ppp2ppp/2np4/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 0 5", [0, 0]),
+    ("4k3/8/8/8/8/8/3P4/3B2K1 w - - 0 1", [12, 1]),            # Bd1 behind its own d2
+    ("4k3/8/8/8/3p4/3N4/8/6K1 w - - 0 1", [12, 1]),            # Nd3 behind black's d4
+    ("4k3/8/8/8/3N4/3p4/8/6K1 w - - 0 1", [0, 0]),             # the pawn behind the knight
+    ("4k3/3n4/3p4/8/8/8/2PP4/2NB2K1 w - - 0 1", [24 - 12, 2 - 1]),  # two of white's, one of black's
+    ("1n2k3/1P6/8/8/8/8/8/6K1 b - - 0 1", [-12, -1]),          # black's b8, white's pawn on b7
+    ("4k3/8/8/8/8/8/5PPP/5BNK w - - 0 1", [24, 2]),            # f1 and g1 on the first rank
+]
+
+
+def test_minor_behind_pawn_is_weighted_as_defined():
+    """Knights and bishops with a pawn of either side on the square in front of them (from
+    their own side's view), on both paths; nothing at weight 0."""
+    assert_term_as_defined("minor behind pawn", MINOR_BEHIND_FENS, "MINOR_BEHIND_PAWN=0:0",
+                           "MINOR_BEHIND_PAWN=12:1")
 
 
 KING_PAWN_FENS = [   # (FEN, white-view row at KING_PAWN_DISTANCE -10: endgame only)
