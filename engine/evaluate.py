@@ -5,11 +5,11 @@ material + piece-square values (kept incrementally in ``pos.psq``), pawn structu
 pawns (by rank, blocked, safe stop square, king proximity; in pawn endings the rule of the
 square), the king's distance to its nearest pawn, mobility by safe squares, king safety
 (zone attacks, shield, storm, safe checks), bishop pair, threats, pawn push threats,
-outposts, minor pieces behind pawns, rooks on (semi-)open files, tempo and mop-up against a bare king.  The mg and eg
-sums are blended by ``game_phase`` (24 with all pieces, 0 with kings and pawns only); a
-drawish-ending scale (out of 64) shrinks the score where the side ahead can hardly win; with
-very little material engine.endgame's known results replace the score, and its mating
-drives (KBNK, KRK) are added to it.
+outposts, minor pieces behind pawns, rooks on (semi-)open files, tempo and mop-up against a
+bare king.  The mg and eg sums are blended by ``game_phase`` (24 with all pieces, 0 with
+kings and pawns only); a drawish-ending scale (out of 64) shrinks the score where the side
+ahead can hardly win; with very little material engine.endgame's known results replace the
+score, and its mating drives (KBNK, KRK) are added to it.
 
 ``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
 tables built at import and caches of pawn structure (with its king-square terms) and of
@@ -560,6 +560,13 @@ def winnable_complexity(pawns, passed, wksq, bksq, phase):
             - C_UNWINNABLE * (outflanking < 0 and not both_flanks) - C_BASE)
 
 
+def winnable(value, change):
+    """value moved away from 0 by change, or toward 0 by -change but never past it (the
+    complexity's step, on both paths; scripts/tune.py's model takes it too)."""
+    sign = (value > 0) - (value < 0)
+    return value + sign * max(change, -abs(value))
+
+
 def _blend(pos, mg, eg, phase):
     """Tapered score from the side to move's view (sign first, so floor division is symmetric)."""
     if pos.turn == BLACK:
@@ -803,16 +810,8 @@ def _evaluate(pos, key, slot):
     eg = (s - mg) >> 16
     if COMPLEXITY_ON and (mg or eg):
         complexity = winnable_complexity(wp | bp, w_passed | b_passed, wksq, bksq, phase)
-        if eg > 0:
-            eg += complexity if complexity > -eg else -eg
-        elif eg < 0:
-            eg -= complexity if complexity > eg else eg
-        complexity += C_MG_OFFSET
-        if complexity < 0:
-            if mg > 0:
-                mg += complexity if complexity > -mg else -mg
-            elif mg < 0:
-                mg -= complexity if complexity > mg else mg
+        mg = winnable(mg, min(complexity + C_MG_OFFSET, 0))
+        eg = winnable(eg, complexity)
     # from the side to move's view: negated before the floor division, so it is symmetric
     score = turn_sign * (mg * phase + eg * (MAX_PHASE - phase)) // MAX_PHASE
     if score and phase <= SCALE_MAX_PHASE:
@@ -987,13 +986,6 @@ def _reference_complexity(sides, facts, phase):
             + C_BOTH_FLANKS * both_flanks + C_INFILTRATION * infiltration
             + C_PAWN_ENDING * (phase == 0)
             - C_UNWINNABLE * (outflanking < 0 and not both_flanks) - C_BASE)
-
-
-def winnable(value, change):
-    """value moved away from 0 by change, or toward 0 by -change but never past it (the
-    complexity's step; scripts/tune.py's model takes it too)."""
-    sign = (value > 0) - (value < 0)
-    return value + sign * max(change, -abs(value))
 
 
 def _reference_side_terms(pos, own, enemy, facts):
