@@ -4,12 +4,12 @@ Each term is an (mg, eg) pair (engine/weights.py defines each one beside its wei
 material + piece-square values (kept incrementally in ``pos.psq``), pawn structure, passed
 pawns (by rank, blocked, safe stop square, king proximity; in pawn endings the rule of the
 square), the king's distance to its nearest pawn, mobility by safe squares, king safety
-(zone attacks, shield, storm, safe checks), bishop pair, threats, pawn push threats,
-outposts, minor pieces behind pawns, rooks on (semi-)open files, tempo and mop-up against a
-bare king.  The mg and eg sums are blended by ``game_phase`` (24 with all pieces, 0 with
-kings and pawns only); a drawish-ending scale (out of 64) shrinks the score where the side
-ahead can hardly win; with very little material engine.endgame's known results replace the
-score, and its mating drives (KBNK, KRK) are added to it.
+(zone attacks, shield, storm, safe checks, a flank without pawns), bishop pair, threats,
+pawn push threats, outposts, minor pieces behind pawns, rooks on (semi-)open files, tempo
+and mop-up against a bare king.  The mg and eg sums are blended by ``game_phase`` (24 with
+all pieces, 0 with kings and pawns only); a drawish-ending scale (out of 64) shrinks the
+score where the side ahead can hardly win; with very little material engine.endgame's known
+results replace the score, and its mating drives (KBNK, KRK) are added to it.
 
 ``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
 tables built at import and caches of pawn structure (with its king-square terms) and of
@@ -49,7 +49,8 @@ from engine.weights import (ATTACKER_WEIGHT, BACKWARD, BISHOP_PAIR, CAUGHT_PASSE
                             SCALE_PAWNLESS_MINOR, SCALE_PAWNLESS_V_MINOR, SCALE_PAWNLESS_V_PIECES,
                             SCALE_TWO_KNIGHTS, SCALE_TWO_KNIGHTS_V_PAWNS, SHIELD_FAR, SHIELD_NEAR,
                             TEMPO, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK,
-                            MINOR_BEHIND_PAWN, OUTPOST_KNIGHT, OUTPOST_BISHOP, PAWN_STORM)
+                            MINOR_BEHIND_PAWN, OUTPOST_KNIGHT, OUTPOST_BISHOP, PAWN_STORM,
+                            PAWNLESS_FLANK)
 
 # --- Weights ----------------------------------------------------------------------------
 # The values are engine/weights.py's (scripts/tune.py writes it).  What each term bought in
@@ -156,6 +157,10 @@ def _shield(color, rank_step):
 
 SHIELD_NEAR_BB = [_shield(WHITE, 1), _shield(BLACK, 1)]
 SHIELD_FAR_BB = [_shield(WHITE, 2), _shield(BLACK, 2)]
+# [king's file] -> the files of its flank (Stockfish's KingFlank): a-c, a-d, a-d, c-f, c-f,
+# e-h, e-h, f-h
+KING_FLANK = [sum(BB_FILES[f] for f in range(lo, hi + 1))
+              for lo, hi in ((0, 2), (0, 3), (0, 3), (2, 5), (2, 5), (4, 7), (4, 7), (5, 7))]
 
 
 def _storm_files(color):
@@ -264,6 +269,7 @@ OUTPOSTS_ON = bool(OUTPOST_N_PACKED or OUTPOST_B_PACKED)
 # minor behind pawn at 12:1 (Stockfish's 18:3 at our pawn's scale): +0.0 +/- 24.7 Elo (pairs,
 # 400 games at 10,000 nodes), not shown, so weighted 0:0 and skipped (tune.py can fit it)
 MINOR_BEHIND_PACKED = pack(*MINOR_BEHIND_PAWN)
+PAWNLESS_FLANK_PACKED = pack(*PAWNLESS_FLANK)
 STORM_PACKED = tuple(pack(PAWN_STORM[r], 0) for r in range(8))
 # hand-set ranks 3-5 at -30/-20/-10: -29.6 +/- 39.6 Elo (pairs), 200 games at 10,000 nodes, so
 # weighted 0 (the term runs only when weighted; tune.py can fit it)
@@ -376,7 +382,8 @@ def _pawn_entry(wp, bp):
 def _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq, pawn_ending):
     """Packed white-view sum of the terms that depend only on the pawns and the two king
     squares: the pawn shields and storms (middlegame), the kings' distances to passed
-    pawns' stop squares and each king's to its nearest pawn (endgame, not in pawn endings).
+    pawns' stop squares and each king's to its nearest pawn (endgame, not in pawn endings),
+    and a king on a flank without pawns (not in pawn endings).
     Cached per pawn structure by king squares and whether it is a pawn ending, as the
     kings seldom move."""
     score = 0
@@ -401,6 +408,8 @@ def _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq, pawn_ending):
         # endings it took the issue #13 GUI ending over a pawn, so not there
         if KING_PAWN_DISTANCE and own_pawns and not pawn_ending:
             side += (KING_PAWN_DISTANCE * nearest_pawn_distance(ksq, own_pawns)) << 16
+        if PAWNLESS_FLANK_PACKED and not pawn_ending and not KING_FLANK[ksq & 7] & (wp | bp):
+            side += PAWNLESS_FLANK_PACKED
         score += sign * side
     return score
 
@@ -828,7 +837,7 @@ def _evaluate(pos, key, slot):
 # path, so a wrong table on either side shows up as a disagreement in the tests.
 TERM_NAMES = ("material+pst", "pawns: passed", "pawns: isolated", "pawns: doubled",
               "pawns: backward", "pawns: connected", "passed: king distance", "passed: caught",
-              "passed: blocked", "passed: safe stop", "king: pawn distance",
+              "passed: blocked", "passed: safe stop", "king: pawn distance", "king: pawnless flank",
               "mobility", "king attack", "safe checks", "king shield", "king storm", "bishop pair",
               "rook files", "threats", "push threats", "outposts", "minor behind pawn", "tempo",
               "mop-up")
@@ -1044,6 +1053,12 @@ def _reference_side_terms(pos, own, enemy, facts):
     if own.squares[PAWN] and not pawn_ending:
         add("king: pawn distance", 0,
             KING_PAWN_DISTANCE * min(_king_distance(own.king, sq) for sq in own.squares[PAWN]))
+    # no pawn of either side on the king's flank: a-c for a king on a, a-d on b-c, c-f on d-e,
+    # e-h on f-g, f-h on h
+    lo, hi = ((0, 2), (0, 3), (0, 3), (2, 5), (2, 5), (4, 7), (4, 7), (5, 7))[own.king & 7]
+    if not pawn_ending and not any(board[sq] & 7 == PAWN and lo <= (sq & 7) <= hi
+                                   for sq in range(64)):
+        add("king: pawnless flank", *PAWNLESS_FLANK)
 
     # mobility: attacked squares neither held by own pieces nor attacked by enemy pawns;
     # king attack: pieces hitting the enemy king's square or its neighbours

@@ -230,6 +230,10 @@ SHIELD_FAR = 3
 # king on that file stands just in front of it (blocked).
 PAWN_STORM = (0, 0, 0, 0, 0, 0, 0, 0)
 
+# Pawnless flank, (mg, eg) per king with no pawn of either side on its flank (a-c for a king
+# on the a-file, a-d on b-c, c-f on d-e, e-h on f-g, f-h on h); not in pawn endings.
+PAWNLESS_FLANK = (0, 0)
+
 # (mg, eg): two or more bishops; a rook on a file without pawns, on one without own
 # pawns; the side to move.
 BISHOP_PAIR = (29, 85)

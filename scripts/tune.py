@@ -110,6 +110,9 @@ LAYOUT = (
      "by that pawn's relative rank seen from the king's side, unless the own pawn nearest the\n"
      "king on that file stands just in front of it (blocked).",
      ("PAWN_STORM",)),
+    ("Pawnless flank, (mg, eg) per king with no pawn of either side on its flank (a-c for a king\n"
+     "on the a-file, a-d on b-c, c-f on d-e, e-h on f-g, f-h on h); not in pawn endings.",
+     ("PAWNLESS_FLANK",)),
     ("(mg, eg): two or more bishops; a rook on a file without pawns, on one without own\n"
      "pawns; the side to move.",
      ("BISHOP_PAIR", "ROOK_OPEN_FILE", "ROOK_SEMI_OPEN_FILE", "TEMPO")),
@@ -285,6 +288,7 @@ T_PUSH_THREAT = _pair_term("PAWN_PUSH_THREAT", "push threats")
 T_OUTPOST = {KNIGHT: _pair_term("OUTPOST_KNIGHT", "outposts"),
              BISHOP: _pair_term("OUTPOST_BISHOP", "outposts")}
 T_MINOR_BEHIND = _pair_term("MINOR_BEHIND_PAWN", "minor behind pawn")
+T_PAWNLESS_FLANK = _pair_term("PAWNLESS_FLANK", "king: pawnless flank")
 T_PASSER_ENEMY_KING = _term("PASSER_ENEMY_KING", None, ("PASSER_ENEMY_KING",), "passed: king distance")
 T_PASSER_OWN_KING = _term("PASSER_OWN_KING", None, ("PASSER_OWN_KING",), "passed: king distance")
 T_KING_PAWN = _term("KING_PAWN_DISTANCE", None, ("KING_PAWN_DISTANCE",), "king: pawn distance")
@@ -390,6 +394,8 @@ def extract(pos):
                 add(T_CAUGHT[rank], -sign)
         if own_pawns and phase:
             add(T_KING_PAWN, sign * ev.nearest_pawn_distance(kings[us], own_pawns))
+        if phase and not ev.KING_FLANK[kings[us] & 7] & (wp | bp):
+            add(T_PAWNLESS_FLANK, sign)
         add(T_SHIELD_NEAR, sign * popcount(ev.SHIELD_NEAR_BB[us][kings[us]] & own_pawns))
         add(T_SHIELD_FAR, sign * popcount(ev.SHIELD_FAR_BB[us][kings[us]] & own_pawns))
         for rank in ev.storm_ranks(us, kings[us], own_pawns, enemy_pawns):

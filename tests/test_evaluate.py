@@ -327,6 +327,7 @@ def test_fast_path_matches_reference_with_every_weight_switched_on():
     results = _probe(fens, "TEMPO=15:5,ROOK_OPEN_FILE=25:10,ROOK_SEMI_OPEN_FILE=12:6,"
                            "MOBILITY_PERCENT=37,KING_ATTACK_PERCENT=153,KING_ATTACK_NEEDS_QUEEN=0,"
                            "OUTPOST_KNIGHT=31:17,OUTPOST_BISHOP=13:7,MINOR_BEHIND_PAWN=13:3,"
+                           "PAWNLESS_FLANK=-17:-41,"
                            "PAWN_STORM=0:-7:-31:-23:-11:5:3:0")
     for fen, r in zip(fens, results):
         assert r["eval"] == r["total"], fen
@@ -335,6 +336,7 @@ def test_fast_path_matches_reference_with_every_weight_switched_on():
     assert any(r["rows"]["tempo"] != [0, 0] for r in results)
     assert any(r["rows"]["outposts"] != [0, 0] for r in results)
     assert any(r["rows"]["minor behind pawn"] != [0, 0] for r in results)
+    assert any(r["rows"]["king: pawnless flank"] != [0, 0] for r in results)
 
 
 def test_reference_attacks_match_python_chess():
@@ -600,6 +602,26 @@ def test_minor_behind_pawn_is_weighted_as_defined():
     their own side's view), on both paths; nothing at weight 0."""
     assert_term_as_defined("minor behind pawn", MINOR_BEHIND_FENS, "MINOR_BEHIND_PAWN=0:0",
                            "MINOR_BEHIND_PAWN=12:1")
+
+
+PAWNLESS_FLANK_FENS = [   # (FEN, white-view row at PAWNLESS_FLANK -15:-40)
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", [0, 0]),
+    ("6k1/5ppp/8/8/8/8/PP6/K5R1 w - - 0 1", [0, 0]),        # a1 over a2-b2, g8 over f7-h7
+    ("2k5/8/8/8/8/8/PP6/R5K1 w - - 0 1", [-15, -40]),       # g1: nothing on e-h (c8 has a-b)
+    ("k7/p7/8/8/8/4P3/8/R6K w - - 0 1", [-15, -40]),        # h1's flank is f-h: e3 is off it
+    ("k7/p7/8/8/8/4P3/8/R5K1 w - - 0 1", [0, 0]),           # g1's is e-h: e3 counts
+    ("k7/p7/8/8/8/4p3/8/R5K1 w - - 0 1", [0, 0]),           # ... whoever's pawn it is
+    ("3k4/8/8/8/8/8/PP4PP/1K1R4 b - - 0 1", [15, 40]),      # d8's flank c-f is empty
+    ("6k1/8/8/8/8/8/PP6/R5K1 w - - 0 1", [0, 0]),           # both kings on an empty flank
+    ("2k5/8/8/8/8/8/PP6/6K1 w - - 0 1", [0, 0]),            # a pawn ending: not counted
+]
+
+
+def test_pawnless_flank_is_weighted_as_defined():
+    """A king with no pawn of either side on its flank, on both paths, not in pawn
+    endings; nothing at weight 0."""
+    assert_term_as_defined("king: pawnless flank", PAWNLESS_FLANK_FENS, "PAWNLESS_FLANK=0:0",
+                           "PAWNLESS_FLANK=-15:-40")
 
 
 KING_PAWN_FENS = [   # (FEN, white-view row at KING_PAWN_DISTANCE -10: endgame only)
