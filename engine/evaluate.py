@@ -87,7 +87,8 @@ SCALE_MAX_PHASE = 14  # drawish-ending rules are only looked at with this little
 # almost unwinnable (kings not outflanking, one flank), the base, the middlegame's offset;
 # Stockfish 12's x 0.45 (our pawn is 94 cp in the endgame, its 208).
 COMPLEXITY = (4, 5, 4, 9, 11, 23, 19, 50, 23)
-# On: +3.5 +/- 26.9 Elo (pairs, 400 games at 10,000 nodes), not shown, so off (1: on)
+# On: +3.5 +/- 26.9 Elo (pairs, 400 games at 10,000 nodes), not shown, so off (1: on); on
+# with minor behind pawn and pawnless flank fitted under it: +4.3 +/- 26.5 (400 games)
 COMPLEXITY_ON = 0
 # Known results (engine.endgame: the KPK bitbase, the KBNK distance-to-mate table,
 # minor-piece and wrong-rook-pawn draws) replace the evaluation where they apply; they need
@@ -269,6 +270,9 @@ OUTPOSTS_ON = bool(OUTPOST_N_PACKED or OUTPOST_B_PACKED)
 # minor behind pawn at 12:1 (Stockfish's 18:3 at our pawn's scale): +0.0 +/- 24.7 Elo (pairs,
 # 400 games at 10,000 nodes), not shown, so weighted 0:0 and skipped (tune.py can fit it)
 MINOR_BEHIND_PACKED = pack(*MINOR_BEHIND_PAWN)
+# pawnless flank fitted alone at -59:-37: -5.2 +/- 15.0 Elo (pairs, 400 games at 10,000 nodes);
+# at -21:-27 with the complexity and minor behind pawn (fitted together): +4.3 +/- 26.5 (400),
+# not shown either, so 0:0 and skipped (tune.py can fit it)
 PAWNLESS_FLANK_PACKED = pack(*PAWNLESS_FLANK)
 STORM_PACKED = tuple(pack(PAWN_STORM[r], 0) for r in range(8))
 # hand-set ranks 3-5 at -30/-20/-10: -29.6 +/- 39.6 Elo (pairs), 200 games at 10,000 nodes, so
