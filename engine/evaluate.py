@@ -27,6 +27,8 @@ shown: the complexity ("winnable", ``COMPLEXITY_ON=1``) and the few-pawns scale
 """
 
 import os
+from functools import reduce
+from operator import or_
 
 from engine.bitboard import (ALL_SQUARES, BIT63, BB_FILES, BB_FILE_A, BB_FILE_H, BB_LIGHT_SQUARES,
                              BB_DARK_SQUARES, BB_SQUARES, fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS,
@@ -159,8 +161,8 @@ def _shield(color, rank_step):
 SHIELD_NEAR_BB = [_shield(WHITE, 1), _shield(BLACK, 1)]
 SHIELD_FAR_BB = [_shield(WHITE, 2), _shield(BLACK, 2)]
 # [king's file] -> the files of its flank (Stockfish's KingFlank): a-c, a-d, a-d, c-f, c-f,
-# e-h, e-h, f-h
-KING_FLANK = [sum(BB_FILES[f] for f in range(lo, hi + 1))
+# e-h, e-h, f-h (or-ed, not summed: on PyPy the h-file is a negative word)
+KING_FLANK = [reduce(or_, BB_FILES[lo:hi + 1])
               for lo, hi in ((0, 2), (0, 3), (0, 3), (2, 5), (2, 5), (4, 7), (4, 7), (5, 7))]
 
 
