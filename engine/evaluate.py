@@ -270,12 +270,13 @@ OUTPOST_N_PACKED = pack(*OUTPOST_KNIGHT)
 OUTPOST_B_PACKED = pack(*OUTPOST_BISHOP)
 OUTPOSTS_ON = bool(OUTPOST_N_PACKED or OUTPOST_B_PACKED)
 # minor behind pawn at 12:1 (Stockfish's 18:3 at our pawn's scale): +0.0 +/- 24.7 Elo (pairs,
-# 400 games at 10,000 nodes), not shown; at the fitted 6:17, +0.9 +/- 26.5 (400 games): so
-# weighted 0:0 and skipped (tune.py can fit it)
+# 400 games at 10,000 nodes), not shown; at the fitted 6:17, +0.9 +/- 26.5 (400 games); at 7:17
+# in session 77's wide fit, +11.6 +/- 22.3 (600) but -3.5 +/- 26.9 over 400 at 10 s + 0.1 s on
+# CPython: so weighted 0:0 and skipped (tune.py can fit it)
 MINOR_BEHIND_PACKED = pack(*MINOR_BEHIND_PAWN)
 # pawnless flank fitted alone at -59:-37: -5.2 +/- 15.0 Elo (pairs, 400 games at 10,000 nodes);
-# at -21:-27 with the complexity and minor behind pawn (fitted together): +4.3 +/- 26.5 (400),
-# not shown either, so 0:0 and skipped (tune.py can fit it)
+# at -21:-27 with the complexity and minor behind pawn (fitted together): +4.3 +/- 26.5 (400);
+# at -15:-29 in session 77's wide fit, as minor behind pawn above: 0:0 and skipped
 PAWNLESS_FLANK_PACKED = pack(*PAWNLESS_FLANK)
 STORM_PACKED = tuple(pack(PAWN_STORM[r], 0) for r in range(8))
 # hand-set ranks 3-5 at -30/-20/-10: -29.6 +/- 39.6 Elo (pairs), 200 games at 10,000 nodes, so
