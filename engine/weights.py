@@ -28,7 +28,6 @@ mg:eg).  Centipawns; a pair is (middlegame, endgame); scale factors are out of 6
 # at 10,000 nodes), after which the mobility tables were scaled to 80% (w * 80 // 100):
 # +26.7 +/- 20.9 Elo (pairs, LOS 99.4%), 600 games at 10,000 nodes, and +12.2 +/- 34.3 over
 # 200 games at 10 s + 0.1 s on CPython.
-# Dataset made by: python scripts/make_dataset.py --stockfish /usr/games/stockfish --nodes 4000 --games 5000 --seed 31 --concurrency 2 --out sf5000.txt
 # Since then by hand: OUTPOST_KNIGHT 30:20 and OUTPOST_BISHOP 15:10 (other engines' values
 # at our pawn's scale; not fitted), kept on two A/B matches against 0:0, 363 games at 10,000
 # nodes, +25.0 +/- 28.9 Elo (pairs, LOS 95.6%; docs/measurements.md, "Evaluation"); and
