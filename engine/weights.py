@@ -14,9 +14,10 @@ mg:eg).  Centipawns; a pair is (middlegame, endgame); scale factors are out of 6
 # Started from 5112c22's weights. Frozen (as they were): the material, the tables, the
 # mobility, the pawn structure and passed pawns, the king's attacker weights, the tempo, the
 # pawn storm, the mop-up, the few-pawns scale, the weights set by hand below and two terms
-# left at 0:0 (minor behind pawn, pawnless flank). Those that move: king attack units,
-# shield and safe checks, threats, blocked passers and their safe stop squares, rooks on
-# semi-open files and the pawnless and opposite-bishop scales (the weights of epoch 13).
+# left at 0:0 (minor behind pawn, pawnless flank). Free: king attack units, shield and safe
+# checks, threats, blocked passers and their safe stop squares, rooks on semi-open files, and
+# the scale factors of pawnless, two-knight and opposite-bishop endings (the weights of epoch
+# 13; the pawnless scales, SCALE_TWO_KNIGHTS and SCALE_OCB_PER_PASSER came back unchanged).
 # Command: python scripts/tune.py --data sf5000.txt --epochs 60 --lambda 0.5 --l2 5e-9 --freeze MATERIAL_MG,MATERIAL_EG,PIECE_SQUARE_MG,PIECE_SQUARE_EG,MOBILITY_MG,MOBILITY_EG,PASSED_MG,PASSED_EG,CONNECTED_MG,CONNECTED_EG,DOUBLED,ISOLATED,BACKWARD,PASSER_ENEMY_KING,PASSER_OWN_KING,KING_PAWN_DISTANCE,CAUGHT_PASSER,ATTACKER_WEIGHT,PAWN_STORM,PAWNLESS_FLANK,BISHOP_PAIR,ROOK_OPEN_FILE,TEMPO,OUTPOST_KNIGHT,OUTPOST_BISHOP,MINOR_BEHIND_PAWN,MOPUP_EDGE,MOPUP_KINGS,SCALE_FEW_PAWNS,SCALE_PER_PAWN --seed 1 --out engine/weights.py
 # Against 5112c22's weights: +14.8 +/- 25.4 Elo (pairs, LOS 87.3%), 400 games at 10,000 nodes,
 # and +1.7 +/- 40.6 (pairs, LOS 53.4%) over 200 games at 10 s + 0.1 s on CPython, kept by the
