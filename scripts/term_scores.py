@@ -8,9 +8,10 @@ Gauss-Newton step on the training part of a scripts/make_dataset.py dataset (the
 model, target and held-out split: scripts/tune.py), and prints how much the term would
 lower the held-out error.  A term the evaluation already has scores about 0 there (the
 control `threats`), and a term it lacks scores what a tuner run freeing only its weight
-would find (`minor behind pawn`: -0.000122 here against -0.000119 for the tune).  A score
-is a ceiling on what the term tells the data, not a match result: run the term in the
-engine and play it before keeping it.
+would find (`minor behind pawn` on session 77's dataset: -0.000122 by this script,
+-0.000119 by tune.py).  A score says what the term tells the data, not what it is worth in
+play: run the term in the engine and play it before keeping it (docs/measurements.md,
+"Tuning": the best candidate there gained at 10,000 nodes and not at the clock).
 
     python scripts/term_scores.py --data sf5000.txt --lambda 0.5
 
