@@ -20,7 +20,6 @@ bitboards (h8 as 2**63), each read from the engine's through engine.bitboard.uns
 """
 
 import argparse
-import math
 import os
 import sys
 
@@ -28,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tune  # noqa: E402  (a sibling script)
 from engine.bitboard import (KNIGHT_ATTACKS, KING_ATTACKS, BISHOP_TABLE, BISHOP_MASK,  # noqa: E402
                              ROOK_TABLE, ROOK_MASK, BISHOP_RAYS, BB_LIGHT_SQUARES, BB_DARK_SQUARES,
-                             bit_count as popcount, to_bitboard, unsigned)
+                             bit_count as popcount, squares_of, to_bitboard, unsigned)
 from engine.position import Position  # noqa: E402
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING  # noqa: E402
 
@@ -81,13 +80,6 @@ TERMS = {
 }
 
 
-def _squares(bb):
-    while bb:
-        low = bb & -bb
-        yield low.bit_length() - 1
-        bb ^= low
-
-
 def _pawn_attacks(color, pawns):
     if color == WHITE:
         return (((pawns & NOT_A) << 7) | ((pawns & NOT_H) << 9)) & M64
@@ -136,7 +128,7 @@ class _Attacks:
         self.of = {}
         for pt in (KNIGHT, BISHOP, ROOK, QUEEN, KING):
             union = 0
-            for sq in _squares(bbs[base | pt]):
+            for sq in squares_of(bbs[base | pt]):
                 if pt == KNIGHT:
                     att = KNIGHT_ATTACKS[sq]
                 elif pt == BISHOP:
@@ -177,7 +169,7 @@ def _side_counts(pos, us, ours, theirs):
     c["hanging, side to move"] = hanging if to_move else 0
     c["hanging, other side"] = 0 if to_move else hanging
     c["threat by king"] = 1 if weak & ours.by[KING] else 0
-    c["restricted"] = popcount(theirs.all & ~strongly_held & ours.all & M64)
+    c["restricted"] = popcount(theirs.all & ~strongly_held & ours.all)
     c["threats"] = popcount((ours.by[PAWN] & enemy_units & ~enemy_pawns)
                             | ((ours.by[KNIGHT] | ours.by[BISHOP])
                                & (bbs[enemy_base | ROOK] | bbs[enemy_base | QUEEN]))
@@ -190,7 +182,7 @@ def _side_counts(pos, us, ours, theirs):
 
     blocked = own_pawns & ((occ >> 8) if us == WHITE else (occ << 8) & M64)
     bishop_pawns = x_ray = long_diagonal = on_ring = 0
-    for sq in _squares(bbs[base | BISHOP]):
+    for sq in squares_of(bbs[base | BISHOP]):
         colour = BB_LIGHT_SQUARES if BB_SQUARES[sq] & BB_LIGHT_SQUARES else BB_DARK_SQUARES
         bishop_pawns += popcount(own_pawns & colour) * (
             (0 if ours.by[PAWN] & BB_SQUARES[sq] else 1) + popcount(blocked & CENTRE_FILES))
@@ -207,7 +199,7 @@ def _side_counts(pos, us, ours, theirs):
     eighth = BB_RANKS[7 if us == WHITE else 0]
     safe_area = M64 & ~(pos.occ[us] | theirs.by[PAWN])
     on_ring = queen_file = on_seventh = trapped = 0
-    for sq in _squares(bbs[base | ROOK]):
+    for sq in squares_of(bbs[base | ROOK]):
         file_bb = BB_FILES[sq & 7]
         on_ring += (file_bb & enemy_ring) != 0
         queen_file += (file_bb & queens) != 0
@@ -221,7 +213,7 @@ def _side_counts(pos, us, ours, theirs):
     c["trapped rook"] = trapped
 
     c["king protector"] = sum(max(abs((sq & 7) - king_file), abs((sq >> 3) - (ksq >> 3)))
-                              for sq in _squares(minors))
+                              for sq in squares_of(minors))
     weak_squares = ours.all & ~theirs.twice & ((M64 ^ theirs.all) | theirs.by[KING]
                                                | theirs.by[QUEEN])
     c["weak king ring"] = popcount(enemy_ring & weak_squares)
@@ -230,7 +222,7 @@ def _side_counts(pos, us, ours, theirs):
     c["king in centre"] = 1 if queens and 2 <= king_file <= 5 else 0
 
     weak_unopposed = 0
-    for sq in _squares(own_pawns):
+    for sq in squares_of(own_pawns):
         f = sq & 7
         beside = (BB_FILES[f - 1] if f > 0 else 0) | (BB_FILES[f + 1] if f < 7 else 0)
         ahead = BB_FILES[f] & ((M64 << (8 * ((sq >> 3) + 1))) & M64 if us == WHITE
@@ -262,9 +254,6 @@ def term_counts(pos):
 
 
 # --- Scoring --------------------------------------------------------------------------
-LN10_OVER_400 = math.log(10) / 400
-
-
 class Row:
     """A position as the scoring sees it: target, the model's eval (white's view, scaled),
     its scale multiplier, the middlegame share and the term counts."""
@@ -273,11 +262,6 @@ class Row:
     def __init__(self, target, eval_, scale, mg_share, counts):
         self.target, self.eval, self.scale, self.mg_share, self.counts = (
             target, eval_, scale, mg_share, counts)
-
-
-def _expected(eval_cp, k):
-    x = k * eval_cp * LN10_OVER_400
-    return 0.0 if x < -500 else 1.0 / (1.0 + math.exp(-x))
 
 
 def error(rows, k, name=None, mg=0.0, eg=0.0):
@@ -289,7 +273,7 @@ def error(rows, k, name=None, mg=0.0, eg=0.0):
             n = r.counts[name]
             if n:
                 e += r.scale * n * (mg * r.mg_share + eg * (1.0 - r.mg_share))
-        total += (r.target - _expected(e, k)) ** 2
+        total += (r.target - tune.expected_result(e, k)) ** 2
     return total / len(rows)
 
 
@@ -302,8 +286,8 @@ def fit_term(rows, k, name):
         n = r.counts[name]
         if not n:
             continue
-        p = _expected(r.eval, k)
-        slope = k * LN10_OVER_400 * p * (1.0 - p) * r.scale * n
+        p = tune.expected_result(r.eval, k)
+        slope = k * tune.LN10_OVER_400 * p * (1.0 - p) * r.scale * n
         a, b = slope * r.mg_share, slope * (1.0 - r.mg_share)
         residual = r.target - p
         saa += a * a

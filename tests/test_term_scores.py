@@ -13,22 +13,7 @@ import pytest
 import term_scores
 import tune
 from engine.position import Position
-
-
-def playout_fens(n, seed):
-    rng = random.Random(seed)
-    fens = []
-    while len(fens) < n:
-        board = chess.Board()
-        for _ in range(rng.randint(4, 120)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        if not board.is_game_over():
-            fens.append(board.fen())
-    return fens
-
+from test_tune import playout_fens  # random game positions, captures preferred now and then
 
 FENS = playout_fens(150, 81)
 
@@ -90,7 +75,7 @@ def test_fit_recovers_a_planted_weight():
         e = rng.uniform(-300, 300)
         n = rng.randint(-2, 2)
         share = rng.random()
-        target = term_scores._expected(e + n * (mg * share + eg * (1 - share)), k)
+        target = tune.expected_result(e + n * (mg * share + eg * (1 - share)), k)
         rows.append(term_scores.Row(target, e, 1.0, share, {"x": n}))
     fitted = term_scores.fit_term(rows, k, "x")
     assert fitted == pytest.approx((mg, eg), abs=1.0)
