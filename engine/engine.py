@@ -625,16 +625,10 @@ class SearchJob(Job):
 
         best, ponder = self.searcher.search(self.pos, plan.limits(self.limits), self.timeman,
                                             report=report, multipv=plan.multipv(shown))
-        spent = 0                   # nodes of a first search cut short (the Searcher counts anew)
-        if not picker.complete and not self.timeman.hard_expired():
-            spent = self.searcher.nodes
-            best, ponder = self.searcher.search(self.pos, plan.first_ply_limits(self.limits),
-                                                self.timeman, report=report,
-                                                multipv=plan.multipv(shown))
         line = picker.choose(self.engine.skill_rng)
         if line is not None:
             if shown == 1 and line is not picker.complete[0]:
-                self.report_played(line, spent + self.searcher.nodes)
+                self.report_played(line, self.searcher.nodes)
             pv = line["pv"]
             best, ponder = pv[0], (pv[1] if len(pv) > 1 else 0)
         self.think_pause(plan)

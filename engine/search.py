@@ -296,8 +296,11 @@ class Searcher:
         self.nodes = 0
         self.seldepth = 0
         self.timeman = timeman
-        self.node_limit = limits.nodes if limits.nodes else _INF
-        self.next_check = min(CHECK_INTERVAL, self.node_limit)
+        # a node budget applies from depth 2: the first iteration always completes (as in
+        # Stockfish), so even `go nodes 1` plays a searched move and reports its score
+        node_limit = limits.nodes if limits.nodes else _INF
+        self.node_limit = _INF
+        self.next_check = CHECK_INTERVAL
         self.tt.new_search()
         self.orderer.new_search()
         root_len = len(pos.stack)
@@ -376,6 +379,9 @@ class Searcher:
                     report(self._info(depth, i + 1, score, pv, None))
             # stop conditions
             top = lines[0][0]
+            if depth == 1:
+                self.node_limit = node_limit
+                self.next_check = min(self.next_check, node_limit)
             if self.nodes >= self.node_limit or self.stop_requested:
                 break
             if limits.mate and top >= VALUE_MATE_IN_MAX_PLY and VALUE_MATE - top <= 2 * limits.mate - 1:

@@ -9,7 +9,7 @@ level, or None for full strength; ``SkillPlan(level)`` says how that level searc
     picker = plan.picker(len(legal))              # fed every report dict of the search
     searcher.search(pos, limits, timeman, report=picker.add, multipv=plan.multipv(1))
     line = picker.choose(rng)                     # a report dict, None if none completed
-    # None: search plan.first_ply_limits(limits) too (a level always sees one ply)
+    # None (the clock or a stop cut the first ply; a node budget never does): the search's move
 
 The weakening is a person's, not a coin's: the search is shallow (a depth and a node
 budget that grow with the level, so the strength does not depend on the machine), it
@@ -49,7 +49,7 @@ LEVELS_PER_PLY = 3          # depth cap 1 + level // 3: level 0-2 look one ply a
 TOP_LEVEL_NODES = 8000      # node budget at level 19 (full strength at 10 s + 0.1 s: ~10k/move)
 LEVELS_PER_DOUBLING = 2.0   # the budget halves every two levels down ...
 MIN_NODES = 250             # ... down to this floor (a 4-line first ply takes 30-3500
-                            # nodes; one cut short is searched again without the budget)
+                            # nodes; the search finishes it whatever the budget)
 WEAKNESS_AT_LEVEL_0 = 200   # cp of random error at level 0 (a pawn and more: plausible moves,
                             # never a piece), falling linearly to 0 at MAX_LEVEL
 # With a clock, a weak level still takes this share of its planned time (at most
@@ -125,13 +125,6 @@ class SkillPlan:
         weak = copy.copy(limits)
         weak.depth = min(limits.depth or self.depth, self.depth)
         weak.nodes = min(limits.nodes or self.nodes, self.nodes)
-        return weak
-
-    def first_ply_limits(self, limits):
-        """A copy of limits for one complete ply, without this level's node budget: for
-        when the budget ran out before the first iteration was done (a tactical melee)."""
-        weak = copy.copy(limits)
-        weak.depth = 1
         return weak
 
     def picker(self, legal_count, wanted=1):

@@ -273,9 +273,9 @@ def test_a_weak_level_plays_other_moves_than_the_best_among_its_candidates():
 def test_the_line_played_is_shown_last_with_the_whole_search_cost():
     """With MultiPV 1, a weak level that plays another line than its search's best shows
     that line last (its depth reported a second time), with the nodes and time of the
-    whole search, not of the moment the line was first found; where the budget cut the
-    first ply and the level searched it again, both searches' nodes."""
-    replayed = cut = twice = 0
+    whole search, not of the moment the line was first found.  One search, even where the
+    budget runs out inside the first ply: the search finishes that ply whatever its budget."""
+    replayed = cut = 0
     for fen in FENS:
         for seed in range(3):
             engine = Engine(hash_mb=4)
@@ -295,13 +295,13 @@ def test_the_line_played_is_shown_last_with_the_whole_search_cost():
             last = infos[-1]
             assert last["pv"][0] == best and last["multipv"] == 1
             before = [info for info in infos[:-1] if info["depth"] == last["depth"]]
+            assert len(searched) == 1
             if before and before[-1]["pv"][0] != best:
                 replayed += 1
-                assert last["nodes"] == sum(searched), (last, searched)
+                assert last["nodes"] == searched[0], (last, searched)
                 assert last["time"] >= before[-1]["time"]
-                cut += sum(searched) > before[-1]["nodes"]
-                twice += len(searched) == 2
-    assert replayed >= 3 and cut >= 2 and twice >= 1
+                cut += searched[0] > before[-1]["nodes"]
+    assert replayed >= 3 and cut >= 2
 
 
 def test_multipv_shows_the_lines_asked_for():

@@ -900,6 +900,21 @@ def test_info_lines(uci):
     assert score[0] == "mate" and score[1] < 0
 
 
+@pytest.mark.parametrize("nodes", [1, 2, 10])
+def test_a_node_budget_lets_the_first_iteration_end(uci, nodes):
+    # as Stockfish: however small the budget, depth 1 is searched to its end, so the move
+    # played is a searched one (here the mate in one) and a score is reported for it
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 2 3"
+    uci.send("ucinewgame")
+    uci.send("position fen " + fen)
+    uci.send("go nodes %d" % nodes)
+    move, _, infos = uci.bestmove()
+    lines = [parse_info(line) for line in infos if " pv " in line]
+    assert move == "f3f7", infos
+    assert lines and lines[-1]["depth"] >= 1 and lines[-1]["score"] == ("mate", 1), infos
+    assert lines[-1]["pv"][0] == move
+
+
 def test_a_cut_search_ends_with_a_line_counting_every_node(uci):
     # as Stockfish does: after an iteration cut short, one more line gives the move played
     # and the whole search's nodes and time (a GUI shows them, a match runner's nodes/s)
