@@ -239,21 +239,25 @@ class Position:
 
     def in_check(self):
         """Is the side to move in check?  (is_attacked written out for the king: the search
-        asks after every move, and the call and the king test cost ~25% more.)"""
+        asks after every move, and the call and the king test cost ~25% more.  The occupancy
+        is formed only for a slider on a line through the king, ~30% of the calls.)"""
         us = self.turn
         bbs = self.bbs
-        occ = self.occ
-        sq = bbs[us << 3 | KING].bit_length() - 1
-        b = (us ^ 1) << 3
-        if (KNIGHT_ATTACKS[sq] & bbs[b | KNIGHT]) or (PAWN_ATTACKS[us][sq] & bbs[b | PAWN]):
+        b = 8 - 8 * us          # the opponent's pieces: bbs[b + KNIGHT] ...
+        sq = bbs[8 * us + KING].bit_length() - 1
+        if (KNIGHT_ATTACKS[sq] & bbs[b + KNIGHT]) or (PAWN_ATTACKS[us][sq] & bbs[b + PAWN]):
             return True
-        occupied = occ[0] | occ[1]
-        rooks = bbs[b | ROOK] | bbs[b | QUEEN]
-        if ROOK_RAYS[sq] & rooks and ROOK_TABLE[sq][occupied & ROOK_MASK[sq]] & rooks:
-            return True
-        bishops = bbs[b | BISHOP] | bbs[b | QUEEN]
-        return bool(BISHOP_RAYS[sq] & bishops
-                    and BISHOP_TABLE[sq][occupied & BISHOP_MASK[sq]] & bishops)
+        rooks = bbs[b + ROOK] | bbs[b + QUEEN]
+        if ROOK_RAYS[sq] & rooks:
+            occ = self.occ
+            if ROOK_TABLE[sq][(occ[0] | occ[1]) & ROOK_MASK[sq]] & rooks:
+                return True
+        bishops = bbs[b + BISHOP] | bbs[b + QUEEN]
+        if BISHOP_RAYS[sq] & bishops:
+            occ = self.occ
+            if BISHOP_TABLE[sq][(occ[0] | occ[1]) & BISHOP_MASK[sq]] & bishops:
+                return True
+        return False
 
     def check_squares(self):
         """(check_sq, discoverers, ksq): what decides whether a quiet move checks the
