@@ -6,8 +6,8 @@ the side to move, castling rights as a bitboard of the castling rooks' squares (
 Chess960 right is simply its rook's square), the en-passant square (0 = none; it is kept
 only when a pawn of the side to move stands ready to capture, which is also exactly when
 Polyglot hashes it), the two move counters, the Zobrist key and the packed
-material+piece-square score ``psq``.  Undo is one tuple per ply on ``stack``; the keys in
-it double as the repetition history.
+material+piece-square score ``psq``.  Undo is one tuple per ply on ``stack`` (its layout:
+make); the keys in it double as the repetition history.
 """
 
 from engine.bitboard import (BIT63, BB_SQUARES, BB_RANK_1, BB_RANK_8, BETWEEN, LINE,
@@ -19,7 +19,7 @@ from engine.jit import not_inlined
 from engine.psqt import PSQ
 from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
                           PIECE_SYMBOLS, SYMBOL_PIECES, SQUARE_NAMES, FILE_NAMES,
-                          CAPTURE, EP_CAPTURE, PROMOTION, PROMO_PIECE_BITS, DOUBLE_PUSH,
+                          EP_CAPTURE, PROMOTION, PROMO_PIECE_BITS, DOUBLE_PUSH,
                           CASTLE_KING, CASTLE_QUEEN, NULL_MOVE, SQ_MASK, TO_SHIFT,
                           FROM_TO_BITS, parse_square)
 from engine.zobrist import (ZOBRIST_PIECE, ZOBRIST_EP_FILE, ZOBRIST_WHITE_TO_MOVE,
@@ -442,12 +442,13 @@ class Position:
     def make(self, move):
         """Play a (legal) move. Undo with unmake()."""
         board = self.board
+        bbs = self.bbs
+        occ = self.occ
         # The fields by their literal layout (SQ_MASK = 63, TO_SHIFT = 6, FLAG_SHIFT = 12,
         # FROM_TO_BITS = 4095): make and unmake run at every node, and looking the names
         # up as globals costs about 5% of their time.
         fr = move & 63
         to = move >> 6 & 63
-        flag = move >> 12
         piece = board[fr]
         captured = board[to]
         castling = self.castling
@@ -455,34 +456,43 @@ class Position:
         ep = self.ep
         psq = self.psq
         halfmove = self.halfmove
-        self.stack.append((move, captured, castling, ep, halfmove, key, psq))
         us = self.turn
-        self.turn = us ^ 1
+        them = us ^ 1
+        moved_bb = bbs[piece]
+        ours_bb = occ[us]
+        # The undo entry: the move, the captured piece, the fields make changes, the two
+        # squares and the four bitboards a plain move changes (bbs[0] is 0 for no capture),
+        # which unmake puts back: cheaper than undoing the xors.  stack[-1][0] is the last
+        # move (0 for a null move), stack[i][5] a key of the history.
+        self.stack.append((move, captured, castling, ep, halfmove, key, psq,
+                           fr, to, moved_bb, ours_bb, bbs[captured], occ[them]))
+        self.turn = them
         if ep:
             key ^= ZOBRIST_EP_FILE[ep & 7]
             self.ep = 0
-        if flag <= DOUBLE_PUSH or flag == CAPTURE:
-            # quiet, double push or plain capture: the fast path, one lookup per table
+        if move < 0x2000 or move >> 12 == 4:
+            # quiet, double push or plain capture (flags 0, 1, 4): the fast path, one lookup
+            # per table
             from_to = move & 4095
             mask = FROM_TO_MASK[from_to]
             key ^= MOVE_KEY[piece][from_to]
             psq += MOVE_PSQ[piece][from_to]
-            self.bbs[piece] ^= mask
-            self.occ[us] ^= mask
+            bbs[piece] = moved_bb ^ mask
+            occ[us] = ours_bb ^ mask
             board[fr] = 0
             board[to] = piece
             if captured:
                 to_bb = BB_SQUARES[to]
-                self.bbs[captured] ^= to_bb
-                self.occ[us ^ 1] ^= to_bb
+                bbs[captured] ^= to_bb
+                occ[them] ^= to_bb
                 key ^= ZOBRIST_PIECE[captured][to]
                 psq -= PSQ[captured][to]
                 self.halfmove = 0
             elif piece & 7 == PAWN:
                 self.halfmove = 0
-                if flag:
+                if move >= 0x1000:          # a double push
                     ep_sq = (fr + to) >> 1
-                    if PAWN_ATTACKS[us][ep_sq] & self.bbs[(us ^ 1) << 3 | PAWN]:
+                    if PAWN_ATTACKS[us][ep_sq] & bbs[them << 3 | PAWN]:
                         self.ep = ep_sq
                         key ^= ZOBRIST_EP_FILE[ep_sq & 7]
             else:
@@ -490,7 +500,7 @@ class Position:
             if castling and mask & self.castle_touch:
                 key = self._update_castling(castling, fr, to, key)
         else:
-            key, psq = self._make_special(move, fr, to, flag, piece, captured, us, key, psq)
+            key, psq = self._make_special(move, fr, to, move >> 12, piece, captured, us, key, psq)
             if castling:
                 key = self._update_castling(castling, fr, to, key)
         self.key = key
@@ -571,27 +581,22 @@ class Position:
     @not_inlined
     def unmake(self):
         """Take back the last make() (a null move is taken back by unmake_null())."""
-        move, captured, self.castling, self.ep, self.halfmove, self.key, self.psq = self.stack.pop()
+        (move, captured, self.castling, self.ep, self.halfmove, self.key, self.psq,
+         fr, to, moved_bb, ours_bb, captured_bb, theirs_bb) = self.stack.pop()
         us = self.turn ^ 1
         self.turn = us
-        flag = move >> 12                 # literal layout, as in make()
         board = self.board
-        if flag <= DOUBLE_PUSH or flag == CAPTURE:
-            fr = move & 63
-            to = move >> 6 & 63
+        if move < 0x2000 or move >> 12 == 4:          # as in make()
             piece = board[to]
-            mask = FROM_TO_MASK[move & 4095]
-            self.bbs[piece] ^= mask
-            self.occ[us] ^= mask
+            self.bbs[piece] = moved_bb
+            self.occ[us] = ours_bb
             board[fr] = piece
             board[to] = captured
             if captured:
-                to_bb = BB_SQUARES[to]
-                self.bbs[captured] ^= to_bb
-                self.occ[us ^ 1] ^= to_bb
+                self.bbs[captured] = captured_bb
+                self.occ[us ^ 1] = theirs_bb
             return
-        fr = move & 63
-        to = move >> 6 & 63
+        flag = move >> 12
         bbs = self.bbs
         occ = self.occ
         them = us ^ 1
@@ -638,7 +643,8 @@ class Position:
         """Pass the move (for null-move pruning; never while in check)."""
         ep = self.ep
         key = self.key
-        self.stack.append((NULL_MOVE, 0, self.castling, ep, self.halfmove, key, self.psq))
+        self.stack.append((NULL_MOVE, 0, self.castling, ep, self.halfmove, key, self.psq,
+                           0, 0, 0, 0, 0, 0))
         key ^= ZOBRIST_WHITE_TO_MOVE
         if ep:
             key ^= ZOBRIST_EP_FILE[ep & 7]
@@ -648,7 +654,7 @@ class Position:
         self.turn ^= 1
 
     def unmake_null(self):
-        _, _, self.castling, self.ep, self.halfmove, self.key, self.psq = self.stack.pop()
+        _, _, self.castling, self.ep, self.halfmove, self.key, self.psq = self.stack.pop()[:7]
         self.turn ^= 1
 
     @property
