@@ -44,29 +44,26 @@ _NOT_FILE_A = BB_FILE_A ^ ALL_SQUARES
 _NOT_FILE_H = BB_FILE_H ^ ALL_SQUARES
 
 
-def _king_danger(pos, us):
-    """(checkers, pinned) for the side ``us``: what the legality filter needs."""
-    them = us ^ 1
-    bbs = pos.bbs
-    occ = pos.occ
-    ours = occ[us]
-    occupied = ours | occ[them]
-    tb = them << 3
-    ksq = bbs[us << 3 | KING].bit_length() - 1
-    their_rq = bbs[tb | ROOK] | bbs[tb | QUEEN]
-    their_bq = bbs[tb | BISHOP] | bbs[tb | QUEEN]
-    checkers = ((KNIGHT_ATTACKS[ksq] & bbs[tb | KNIGHT])
-                | (PAWN_ATTACKS[us][ksq] & bbs[tb | PAWN])
-                | (ROOK_TABLE[ksq][occupied & ROOK_MASK[ksq]] & their_rq)
-                | (BISHOP_TABLE[ksq][occupied & BISHOP_MASK[ksq]] & their_bq))
+def _king_danger(bbs, us, ksq, ours, occupied):
+    """(checkers, pinned) for the side ``us``, its king on ``ksq``: what the legality filter
+    needs."""
+    tb = 8 - 8 * us         # their pieces: bbs[tb + KNIGHT] ...
+    checkers = ((KNIGHT_ATTACKS[ksq] & bbs[tb + KNIGHT])
+                | (PAWN_ATTACKS[us][ksq] & bbs[tb + PAWN]))
     pinned = 0
-    snipers = (ROOK_RAYS[ksq] & their_rq) | (BISHOP_RAYS[ksq] & their_bq)
+    # their sliders on a line through the king: one with nothing between gives check (no
+    # slider attack lookup needed), one with a single piece between pins it if it is ours
+    snipers = ((ROOK_RAYS[ksq] & (bbs[tb + ROOK] | bbs[tb + QUEEN]))
+               | (BISHOP_RAYS[ksq] & (bbs[tb + BISHOP] | bbs[tb + QUEEN])))
     between = BETWEEN[ksq]
     while snipers:
         sniper = snipers.bit_length() - 1 if snipers > 0 else 63
-        snipers ^= BB_SQUARES[sniper]
+        s_bb = BB_SQUARES[sniper]
+        snipers ^= s_bb
         blockers = between[sniper] & occupied
-        if blockers and not blockers & (blockers - 1):      # BETWEEN never holds h8
+        if not blockers:
+            checkers |= s_bb
+        elif not blockers & (blockers - 1):      # BETWEEN never holds h8
             pinned |= blockers & ours
     return checkers, pinned
 
@@ -113,7 +110,7 @@ def generate_moves(pos, quiets=True):
     occupied = ours | theirs
     ub = us << 3
     ksq = bbs[ub | KING].bit_length() - 1
-    checkers, pinned = _king_danger(pos, us)
+    checkers, pinned = _king_danger(bbs, us, ksq, ours, occupied)
     unpinned = ours ^ pinned        # pinned is a subset of ours
     moves = []
     append = moves.append
@@ -266,7 +263,7 @@ def generate_captures(pos):
     occupied = ours | theirs
     ub = us << 3
     ksq = bbs[ub | KING].bit_length() - 1
-    checkers, pinned = _king_danger(pos, us)
+    checkers, pinned = _king_danger(bbs, us, ksq, ours, occupied)
     unpinned = ours ^ pinned        # pinned is a subset of ours
     moves = []
     append = moves.append
