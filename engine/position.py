@@ -18,6 +18,8 @@ from engine.bitboard import (BIT63, BB_SQUARES, BB_RANK_1, BB_RANK_8, BETWEEN, L
 from engine.jit import not_inlined
 from engine.psqt import PSQ
 from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+                          W_PAWN, W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN,
+                          B_PAWN, B_KNIGHT, B_BISHOP, B_ROOK, B_QUEEN,
                           PIECE_SYMBOLS, SYMBOL_PIECES, SQUARE_NAMES, FILE_NAMES,
                           EP_CAPTURE, PROMOTION, PROMO_PIECE_BITS, DOUBLE_PUSH,
                           CASTLE_KING, CASTLE_QUEEN, NULL_MOVE, SQ_MASK, TO_SHIFT,
@@ -421,13 +423,15 @@ class Position:
     def has_pieces(self):
         """Is there a knight, bishop, rook or queen on the board (not only kings and pawns)?"""
         bbs = self.bbs
-        return bool(bbs[KNIGHT] | bbs[BISHOP] | bbs[ROOK] | bbs[QUEEN]
-                    | bbs[8 | KNIGHT] | bbs[8 | BISHOP] | bbs[8 | ROOK] | bbs[8 | QUEEN])
+        # or, not |: the first non-empty set answers (each | would make a new int)
+        return bool(bbs[W_ROOK] or bbs[B_ROOK] or bbs[W_KNIGHT] or bbs[B_KNIGHT]
+                    or bbs[W_BISHOP] or bbs[B_BISHOP] or bbs[W_QUEEN] or bbs[B_QUEEN])
 
     def has_insufficient_material(self):
         """Neither side can possibly mate: K v K, K+minor v K, or bishops all on one colour."""
         bbs = self.bbs
-        if bbs[PAWN] | bbs[8 | PAWN] | bbs[ROOK] | bbs[8 | ROOK] | bbs[QUEEN] | bbs[8 | QUEEN]:
+        if (bbs[W_PAWN] or bbs[B_PAWN] or bbs[W_ROOK] or bbs[B_ROOK]       # as in has_pieces
+                or bbs[W_QUEEN] or bbs[B_QUEEN]):
             return False
         knights = bbs[KNIGHT] | bbs[8 | KNIGHT]
         bishops = bbs[BISHOP] | bbs[8 | BISHOP]
