@@ -20,11 +20,7 @@ victim.
 
 from engine.bitboard import (BIT63, BB_SQUARES, PAWN_ATTACKS, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE,
                              ROOK_MASK, BISHOP_TABLE, BISHOP_MASK)
-from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, W_PAWN,
-                          W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN, W_KING, B_PAWN, B_KNIGHT,
-                          B_BISHOP, B_ROOK, B_QUEEN, B_KING, MAX_PLY, SQ_MASK, TO_SHIFT,
-                          FLAG_SHIFT, CASTLE_KING, CASTLE_QUEEN, EP_CAPTURE, MOVE_CAPTURE,
-                          MOVE_PROMOTION, is_castle, promotion_type)
+from engine.types import PAWN, QUEEN, KING, MAX_PLY, SQ_MASK, TO_SHIFT, is_castle, promotion_type
 
 # Piece values for exchanges (index = piece type); the king's is large so that
 # MVV-LVA puts king captures last, SEE never lets a king be captured.
@@ -54,14 +50,17 @@ def see_ge(pos, move, threshold=0):
 
     Pins are ignored; en passant counts a pawn; promotions count the pawn only.
     """
-    fr = move & SQ_MASK
-    to = move >> TO_SHIFT & SQ_MASK
-    flag = move >> FLAG_SHIFT
-    if flag == CASTLE_KING or flag == CASTLE_QUEEN:
+    # literals for the move's fields (63 SQ_MASK, 6 TO_SHIFT, 12 FLAG_SHIFT, flags 2 and 3
+    # castling, 5 en passant), the colours (WHITE 0) and the pieces (PAWN 1 .. KING 6,
+    # black's 8 more): a global lookup costs measurably here
+    fr = move & 63
+    to = move >> 6 & 63
+    flag = move >> 12
+    if flag == 2 or flag == 3:
         return threshold <= 0
     board = pos.board
     value = SEE_VALUE
-    victim = PAWN if flag == EP_CAPTURE else board[to] & 7
+    victim = 1 if flag == 5 else board[to] & 7
     swap = value[victim] - threshold
     if swap < 0:
         return False
@@ -70,33 +69,34 @@ def see_ge(pos, move, threshold=0):
         return True
     bbs = pos.bbs
     occ = pos.occ
-    occupied = (occ[WHITE] | occ[BLACK]) ^ BB_SQUARES[fr] ^ BB_SQUARES[to]
-    if flag == EP_CAPTURE:
-        occupied ^= BB_SQUARES[to - 8 if pos.turn == WHITE else to + 8]
+    occupied = (occ[0] | occ[1]) ^ BB_SQUARES[fr] ^ BB_SQUARES[to]
+    if flag == 5:
+        occupied ^= BB_SQUARES[to - 8 if pos.turn == 0 else to + 8]
     stm = pos.turn
-    bishops_queens = bbs[W_BISHOP] | bbs[W_QUEEN] | bbs[B_BISHOP] | bbs[B_QUEEN]
-    rooks_queens = bbs[W_ROOK] | bbs[W_QUEEN] | bbs[B_ROOK] | bbs[B_QUEEN]
+    queens = bbs[5] | bbs[13]
+    bishops_queens = bbs[3] | bbs[11] | queens
+    rooks_queens = bbs[4] | bbs[12] | queens
     rook_table = ROOK_TABLE[to]
     rook_mask = ROOK_MASK[to]
     bishop_table = BISHOP_TABLE[to]
     bishop_mask = BISHOP_MASK[to]
-    attackers = ((PAWN_ATTACKS[BLACK][to] & bbs[W_PAWN]) | (PAWN_ATTACKS[WHITE][to] & bbs[B_PAWN])
-                 | (KNIGHT_ATTACKS[to] & (bbs[W_KNIGHT] | bbs[B_KNIGHT]))
-                 | (KING_ATTACKS[to] & (bbs[W_KING] | bbs[B_KING]))
+    attackers = ((PAWN_ATTACKS[1][to] & bbs[1]) | (PAWN_ATTACKS[0][to] & bbs[9])
+                 | (KNIGHT_ATTACKS[to] & (bbs[2] | bbs[10]))
+                 | (KING_ATTACKS[to] & (bbs[6] | bbs[14]))
                  | (rook_table[occupied & rook_mask] & rooks_queens)
                  | (bishop_table[occupied & bishop_mask] & bishops_queens))
     # the exchange loop: each side recaptures with its least valuable attacker
     _, pawn_value, knight_value, bishop_value, rook_value, queen_value, _, _ = value
     res = 1
     while True:
-        stm ^= 1
+        stm = 1 - stm
         attackers &= occupied
         stm_attackers = attackers & occ[stm]
         if not stm_attackers:
             break
-        res ^= 1
-        base = stm << 3
-        bb = stm_attackers & bbs[base | PAWN]
+        res = 1 - res
+        base = stm * 8
+        bb = stm_attackers & bbs[base + 1]
         if bb:
             swap = pawn_value - swap
             if swap < res:
@@ -104,14 +104,14 @@ def see_ge(pos, move, threshold=0):
             occupied ^= bb & -bb                    # no pawn stands on h8
             attackers |= bishop_table[occupied & bishop_mask] & bishops_queens
             continue
-        bb = stm_attackers & bbs[base | KNIGHT]
+        bb = stm_attackers & bbs[base + 2]
         if bb:
             swap = knight_value - swap
             if swap < res:
                 break
             occupied ^= bb & -bb if bb != BIT63 else bb     # h8 alone (engine.bitboard)
             continue
-        bb = stm_attackers & bbs[base | BISHOP]
+        bb = stm_attackers & bbs[base + 3]
         if bb:
             swap = bishop_value - swap
             if swap < res:
@@ -119,7 +119,7 @@ def see_ge(pos, move, threshold=0):
             occupied ^= bb & -bb if bb != BIT63 else bb     # h8 alone (engine.bitboard)
             attackers |= bishop_table[occupied & bishop_mask] & bishops_queens
             continue
-        bb = stm_attackers & bbs[base | ROOK]
+        bb = stm_attackers & bbs[base + 4]
         if bb:
             swap = rook_value - swap
             if swap < res:
@@ -127,7 +127,7 @@ def see_ge(pos, move, threshold=0):
             occupied ^= bb & -bb if bb != BIT63 else bb     # h8 alone (engine.bitboard)
             attackers |= rook_table[occupied & rook_mask] & rooks_queens
             continue
-        bb = stm_attackers & bbs[base | QUEEN]
+        bb = stm_attackers & bbs[base + 5]
         if bb:
             swap = queen_value - swap
             if swap < res:
@@ -137,7 +137,7 @@ def see_ge(pos, move, threshold=0):
                           | (rook_table[occupied & rook_mask] & rooks_queens))
             continue
         # only the king is left: it may capture only if the other side has no attacker left
-        return bool(res ^ (1 if attackers & occ[stm ^ 1] else 0))
+        return bool(res ^ (1 if attackers & occ[1 - stm] else 0))
     return bool(res)
 
 
