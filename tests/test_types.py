@@ -69,3 +69,17 @@ def test_move_helpers_and_masks_agree_with_python_chess():
             pos.make(move)
     assert checked > 20000
     assert kinds == set(range(16)) - {6, 7}, "every flag should have been seen: %s" % sorted(kinds)
+
+
+def test_the_literal_layout_the_hot_code_assumes():
+    # Position.make/unmake, see_ge and MoveOrderer.score write these as literals (a global
+    # lookup costs measurably there): renumbering any of them must fail here, not silently
+    from engine import types
+    assert (types.SQ_MASK, types.TO_SHIFT, types.FLAG_SHIFT, types.FROM_TO_BITS) == (63, 6, 12, 4095)
+    assert (types.QUIET, types.DOUBLE_PUSH, types.CASTLE_KING, types.CASTLE_QUEEN,
+            types.CAPTURE, types.EP_CAPTURE) == (0, 1, 2, 3, 4, 5)
+    assert (MOVE_CAPTURE, MOVE_PROMOTION, MOVE_CAPTURE_OR_PROMOTION) == (0x4000, 0x8000, 0xC000)
+    assert (types.WHITE, types.BLACK) == (0, 1)
+    assert (types.W_PAWN, types.W_KNIGHT, types.W_BISHOP, types.W_ROOK, types.W_QUEEN,
+            types.W_KING) == (1, 2, 3, 4, 5, 6)
+    assert (types.B_PAWN, types.B_KING) == (9, 14)
