@@ -464,12 +464,14 @@ class Position:
         them = us ^ 1
         moved_bb = bbs[piece]
         ours_bb = occ[us]
+        captured_bb = bbs[captured]
+        theirs_bb = occ[them]
         # The undo entry: the move, the captured piece, the fields make changes, the two
         # squares and the four bitboards a plain move changes (bbs[0] is 0 for no capture),
         # which unmake puts back: cheaper than undoing the xors.  stack[-1][0] is the last
         # move (0 for a null move), stack[i][5] a key of the history.
         self.stack.append((move, captured, castling, ep, halfmove, key, psq,
-                           fr, to, moved_bb, ours_bb, bbs[captured], occ[them]))
+                           fr, to, moved_bb, ours_bb, captured_bb, theirs_bb))
         self.turn = them
         if ep:
             key ^= ZOBRIST_EP_FILE[ep & 7]
@@ -487,8 +489,8 @@ class Position:
             board[to] = piece
             if captured:
                 to_bb = BB_SQUARES[to]
-                bbs[captured] ^= to_bb
-                occ[them] ^= to_bb
+                bbs[captured] = captured_bb ^ to_bb
+                occ[them] = theirs_bb ^ to_bb
                 key ^= ZOBRIST_PIECE[captured][to]
                 psq -= PSQ[captured][to]
                 self.halfmove = 0
