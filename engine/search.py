@@ -287,8 +287,8 @@ class Searcher:
         (list of move ints).  An iteration cut short (time, nodes, stop) ends in one more
         set of reports marked ``final``, with the nodes and time of the whole search: first
         the line to be played (from the cut iteration if it found a new best move, at that
-        depth), then the other MultiPV lines (the cut iteration's complete ones, then the
-        last complete iteration's).  best_move is 0 only when there is no legal move.
+        depth), then the other MultiPV lines (the cut iteration's complete ones, best first,
+        then the last complete iteration's).  best_move is 0 only when there is no legal move.
         ``skip_depth(depth)``, true for an iteration to leave out (beyond depth 1), lets a
         Lazy SMP helper stay a depth apart from the main search (engine.smp).
         """
@@ -342,6 +342,10 @@ class Searcher:
                         pos.unmake()
                     else:
                         pos.unmake_null()
+                # its complete MultiPV lines in score order, as a complete iteration's are
+                # (a later line can outscore the first): the GUI sees line 1 best, and it
+                # is played, as Stockfish sorts each line in as it completes
+                results.sort(key=lambda line: -line[0])
                 # the first line of an interrupted iteration still beats the last one's
                 line = results[0] if results else self.root_partial
                 if line:

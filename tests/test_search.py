@@ -229,6 +229,27 @@ def test_a_cut_search_ends_with_its_lines_the_move_played_first(fen, multipv):
         assert len({info["pv"][0] for info in last.values()}) == multipv
 
 
+@pytest.mark.parametrize("fen, nodes", [
+    # cut after three lines of depth 2 scored 482, 310, 536 (the third best)
+    ("4n1qr/3k2bp/np1Np3/2pp3b/rP1P4/pQ1K1PPB/P1P4P/R1B3R1 b - - 3 29", 3000),
+    # cut after depth 3's lines scored 31, 49, 14, 1
+    ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", 1500),
+])
+def test_a_cut_iterations_lines_are_shown_best_first_and_the_best_is_played(fen, nodes):
+    """The complete MultiPV lines of a cut iteration come out in score order, as a complete
+    iteration's do (and Stockfish's on a stop): a GUI or python-chess reads line 1 as the
+    best, and that is the move played."""
+    best, ponder, infos = run(fen, nodes=nodes, multipv=5)
+    final = [info for info in infos if info.get("final")]
+    assert final, "the node budget no longer cuts an iteration: pick another"
+    cut = [info for info in final if info["depth"] == final[0]["depth"]]
+    assert len(cut) >= 2
+    scores = [info["score"] for info in cut]
+    assert scores == sorted(scores, reverse=True), scores
+    assert [info["multipv"] for info in final] == list(range(1, len(final) + 1))
+    assert best == final[0]["pv"][0]
+
+
 def test_searchmoves_honoured():
     fen = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1"
     best, _, infos = run(fen, depth=4, searchmoves=("a2a3", "h2h3"))
