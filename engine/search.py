@@ -287,8 +287,9 @@ class Searcher:
         (list of move ints).  An iteration cut short (time, nodes, stop) ends in one more
         set of reports marked ``final``, with the nodes and time of the whole search: first
         the line to be played (from the cut iteration if it found a new best move, at that
-        depth), then the other MultiPV lines (the cut iteration's complete ones, best first,
-        then the last complete iteration's).  best_move is 0 only when there is no legal move.
+        depth; bound 'lower' if its move failed high and was cut before its re-search),
+        then the other MultiPV lines (the cut iteration's complete ones, best first, then
+        the last complete iteration's).  best_move is 0 only when there is no legal move.
         ``skip_depth(depth)``, true for an iteration to leave out (beyond depth 1), lets a
         Lazy SMP helper stay a depth apart from the main search (engine.smp).
         """
@@ -334,6 +335,7 @@ class Searcher:
                     candidates = [m for m in root_moves if m not in excluded]
                     prev = lines[pv_idx][0] if pv_idx < len(lines) else None
                     self.root_partial = None
+                    self.root_partial_bound = None
                     score, pv = self._aspiration(pos, depth, candidates, prev, pv_idx, report)
                     results.append((score, pv))
             except SearchAborted:
@@ -348,6 +350,7 @@ class Searcher:
                 results.sort(key=lambda line: -line[0])
                 # the first line of an interrupted iteration still beats the last one's
                 line = results[0] if results else self.root_partial
+                line_bound = None if results else self.root_partial_bound
                 if line:
                     pv = line[1]
                     best, ponder = pv[0], (pv[1] if len(pv) > 1 else 0)
@@ -363,7 +366,9 @@ class Searcher:
                         if all(result[1][0] != pv[0] for _, (_, pv) in shown):
                             shown.append((depth - 1, result))
                     for i, (shown_depth, (score, pv)) in enumerate(shown):
-                        info = self._info(shown_depth, i + 1, score, pv, None)
+                        # (the cut iteration's first line may be a fail high: "lowerbound")
+                        bound = line_bound if i == 0 and line else None
+                        info = self._info(shown_depth, i + 1, score, pv, bound)
                         info["final"] = True
                         report(info)
                 break
@@ -501,6 +506,8 @@ class Searcher:
                     best_pv = (move,) + pvt[1]
                     if i and pv_idx == 0:
                         self.root_partial = (score, best_pv)
+                        # a fail high: the score is only a lower bound, and said so if shown
+                        self.root_partial_bound = "lower" if score >= beta else None
                     if score >= beta:
                         break
                     alpha = score

@@ -220,7 +220,7 @@ def test_a_cut_search_ends_with_its_lines_the_move_played_first(fen, multipv):
         best, ponder, infos = run(fen, nodes=nodes, multipv=multipv)
         last = {}
         for info in infos:
-            if info["bound"] is None:
+            if info["bound"] is None or info.get("final"):   # (a cut fail high: "lower")
                 last[info["multipv"]] = info
         assert sorted(last) == list(range(1, multipv + 1))
         assert all(info["nodes"] == nodes for info in last.values()), (nodes, last)
@@ -248,6 +248,21 @@ def test_a_cut_iterations_lines_are_shown_best_first_and_the_best_is_played(fen,
     assert scores == sorted(scores, reverse=True), scores
     assert [info["multipv"] for info in final] == list(range(1, len(final) + 1))
     assert best == final[0]["pv"][0]
+
+
+@pytest.mark.parametrize("fen, nodes", [
+    # each cut while the move that took over had failed high and not yet been re-searched
+    ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", 3000),
+    ("rb3qk1/pQ3ppp/4p3/3P4/8/1P3N2/1P3PPP/3R2K1 w - - 0 1", 15000),
+])
+def test_a_cut_iterations_fail_high_line_is_shown_as_a_lower_bound(fen, nodes):
+    """A line cut while its move fails high has only a lower bound for a score: its last
+    report says so (`lowerbound`, as Stockfish's on a stop), and its move is played."""
+    best, ponder, infos = run(fen, nodes=nodes)
+    final = [info for info in infos if info.get("final")]
+    assert final, "the node budget no longer cuts an iteration: pick another"
+    assert final[0]["bound"] == "lower"
+    assert final[0]["pv"][0] == best and final[0]["nodes"] == nodes
 
 
 def test_searchmoves_honoured():
