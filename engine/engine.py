@@ -577,8 +577,19 @@ class SearchJob(Job):
                 pool.collect()
         if pool is not None and pool.lines and self.multipv == 1 and not self.limits.depth:
             best, ponder = self.vote(best, ponder, pool)    # (Stockfish: not for `go depth`)
+        if best and not ponder:
+            ponder = self.table_ponder(best)
         self.result = (best, ponder)
         self.finish()       # a helper still ending its search is left to pool.start
+
+    def table_ponder(self, best):
+        """A ponder move for a line played that ends at its first move (a cut or shallow
+        search): the table's reply, as Stockfish gives one; 0 if none."""
+        try:
+            return self.searcher.ponder_move(self.pos, best)
+        except Exception as exc:
+            self.engine.on_exception("ponder move failed", exc)
+            return 0
 
     def vote(self, best, ponder, pool):
         """(best, ponder) from the line the processes vote for (engine.smp.pick_line); a

@@ -416,6 +416,18 @@ class Searcher:
                 break
         return best, ponder
 
+    def ponder_move(self, pos, best):
+        """A reply to ``best`` for the GUI to ponder on when the line played ends at it: the
+        table's move in the position after it, if legal there (Stockfish's
+        extract_ponder_from_tt); 0 if there is none."""
+        pos.make(best)
+        entry = self.tt.probe(pos.key, 1)
+        reply = entry[0] if entry is not None else 0
+        if reply and not is_legal_move(pos, reply):
+            reply = 0
+        pos.unmake()
+        return reply
+
     def _initial_root_order(self, pos, moves):
         entry = self.tt.probe(pos.key, 0)
         tt_move = entry[0] if entry else 0

@@ -915,6 +915,23 @@ def test_a_node_budget_lets_the_first_iteration_end(uci, nodes):
     assert lines[-1]["pv"][0] == move
 
 
+def test_a_line_of_one_move_still_gets_a_ponder_move_from_the_table(uci):
+    # as Stockfish: where the line played ends at its first move (here `go depth 1` after a
+    # deeper search filled the table), the table's reply is offered for pondering
+    uci.send("ucinewgame")
+    uci.send("position startpos")
+    uci.send("go depth 6")
+    uci.bestmove()
+    uci.send("go depth 1")
+    move, ponder, infos = uci.bestmove()
+    lines = [parse_info(line) for line in infos if " pv " in line]
+    assert lines[-1]["pv"] == [move], infos          # the line ends at the move played
+    assert ponder is not None, infos
+    board = chess.Board()
+    board.push_uci(move)
+    assert chess.Move.from_uci(ponder) in board.legal_moves
+
+
 def test_a_cut_search_ends_with_a_line_counting_every_node(uci):
     # as Stockfish does: after an iteration cut short, one more line gives the move played
     # and the whole search's nodes and time (a GUI shows them, a match runner's nodes/s)
