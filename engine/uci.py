@@ -151,18 +151,22 @@ def _cores():
         return max(1, os.cpu_count() or 1)
 
 
-# Threads' ceiling: one per core, and no more than the shared block's head counts nodes for
-# (engine.smp.CONTROL_WORDS: the search number, then a word per helper)
+# Threads' declared ceiling: no more than the shared block's head counts nodes for
+# (engine.smp.CONTROL_WORDS: the search number, then a word per helper).  Declared whatever
+# the machine, so a client's usual setting is accepted anywhere (python-chess refuses a
+# value above the maximum, and lichess-bot's default config asks for Threads 2)
 MAX_THREADS = 64
-CORES = min(_cores(), MAX_THREADS)      # the most Threads can be
+# the processes actually started: one per usable CPU at most (more would only share the
+# cores, and each slows the main search it shares one with)
+CORES = min(_cores(), MAX_THREADS)
 
 # The `uci` answer lists them in this order.  A new option is one line here, plus an entry
 # in UciSession.option_handlers if setting it must do more than store the value.
 OPTIONS = (
     Option("Debug Log File", "debug_log_file", "string", "",
            help_text="append all input and output to this file"),
-    Option("Threads", "threads", "spin", 1, 1, CORES,
-           "search processes (Lazy SMP: helpers share the hash table; 1 to the cores)"),
+    Option("Threads", "threads", "spin", 1, 1, MAX_THREADS,
+           "search processes (Lazy SMP: helpers share the hash table; one per usable CPU at most)"),
     Option("Hash", "hash", "spin", 16, 1, 1024, "transposition table size in MB (all Threads together)"),
     Option("Clear Hash", "clear_hash", "button", help_text="empty the transposition table"),
     Option("Ponder", "ponder", "check", False,
@@ -430,7 +434,7 @@ class UciSession:
             self.engine = self.core.Engine(hash_mb=self.options.hash, on_error=self.error,
                                            on_exception=self.report_exception)
             if self.options.threads > 1:
-                self.engine.set_threads(self.options.threads)
+                self.engine.set_threads(min(self.options.threads, CORES))
         if self.pos is None:
             self.pos = self.core.Position()
             self.chess960_game = False
@@ -590,8 +594,12 @@ class UciSession:
             self.engine.set_hash(mb)
 
     def set_threads(self, threads):
+        if threads > CORES:
+            self.info("Threads %d: %d usable CPU%s here, so %d search process%s"
+                      % (threads, CORES, "" if CORES == 1 else "s", CORES,
+                         "" if CORES == 1 else "es"))
         if self.engine is not None:     # otherwise the Engine is made with them
-            self.engine.set_threads(threads)
+            self.engine.set_threads(min(threads, CORES))
 
     def clear_hash(self, _value):
         if self.engine is not None:     # otherwise the Engine starts empty anyway

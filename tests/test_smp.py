@@ -26,8 +26,8 @@ KEY_BITS = 63 if sys.implementation.name == "pypy" else 64     # engine.zobrist'
 MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQ1RK1 w - - 0 8"
 
 
-# The engine offers Threads up to the CPUs it may run on (engine.uci.CORES), so the tests
-# that set Threads 2 through the UCI need two of them; CI has two.
+# The engine starts at most one search process per CPU it may run on (engine.uci.CORES),
+# so the tests that set Threads 2 through the UCI need two of them; CI has two.
 needs_two_cpus = pytest.mark.skipif(uci.CORES < 2, reason="Threads 2 needs two usable CPUs")
 needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
 
@@ -45,7 +45,7 @@ def test_the_threads_option_stays_within_the_shared_blocks_node_counts():
     assert uci.MAX_THREADS - 1 <= smp.CONTROL_WORDS - 1
     assert uci.CORES <= uci.MAX_THREADS
     threads = [opt for opt in uci.OPTIONS if opt.name == "Threads"][0]
-    assert threads.maximum == uci.CORES
+    assert threads.maximum == uci.MAX_THREADS
 
 
 def test_helpers_that_cannot_start_are_reported_once(monkeypatch):
@@ -611,6 +611,36 @@ def test_threads_under_python_chess(protocol_problems):
         assert info["depth"] >= 6 and info["nodes"] > 0
         engine.configure({"Threads": 1})
         assert engine.play(board, chess.engine.Limit(nodes=500)).move in board.legal_moves
+    finally:
+        engine.quit()
+    assert protocol_problems == []
+
+
+@needs_proc
+def test_threads_above_the_cpus_are_accepted_and_capped_at_them(protocol_problems):
+    """Threads is declared up to MAX_THREADS whatever the machine, so a client's setting
+    (lichess-bot's default config asks for 2) is never refused; the engine says how many
+    processes it runs, one per usable CPU, and searches with them."""
+    asked = uci.CORES + 1
+    s = Session()
+    s.send("uci")
+    s.expect("uciok")
+    s.send("setoption name Threads value %d" % asked)
+    lines = s.sync(60)
+    assert "info string Threads %d: %d usable CPU" % (asked, uci.CORES) in "\n".join(lines), lines
+    assert len(helper_pids(s.proc.pid)) == uci.CORES - 1
+    s.send("position startpos")
+    s.send("go depth 4")
+    move, _, _ = s.bestmove(30)
+    assert chess.Move.from_uci(move) in chess.Board().legal_moves
+    s.send("quit")
+    assert s.proc.wait(10) == 0
+    # python-chess checks a value against the declared range before it sends it
+    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_CMD)
+    try:
+        assert engine.options["Threads"].max == uci.MAX_THREADS
+        engine.configure({"Threads": asked})
+        assert engine.play(chess.Board(), chess.engine.Limit(depth=3)).move
     finally:
         engine.quit()
     assert protocol_problems == []
