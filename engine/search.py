@@ -396,7 +396,8 @@ class Searcher:
             if limits.mate and top >= VALUE_MATE_IN_MAX_PLY and VALUE_MATE - top <= 2 * limits.mate - 1:
                 break
             if (abs(top) >= VALUE_MATE_IN_MAX_PLY and depth > VALUE_MATE - abs(top) + 6
-                    and not getattr(limits, "infinite", False) and not getattr(limits, "ponder", False)):
+                    and not limits.depth and not getattr(limits, "infinite", False)
+                    and not getattr(limits, "ponder", False)):
                 break   # the mate is proven well beyond its length: deeper search adds nothing
             if scale_soft is not None and has_deadline() and depth >= 4:
                 # think longer while the best move keeps changing or the score falls, less

@@ -908,6 +908,18 @@ def test_a_node_budget_lets_the_first_iteration_end(uci, nodes):
     assert lines[-1]["pv"][0] == move
 
 
+def test_go_depth_reaches_its_depth_past_a_proven_mate(uci):
+    # a timed search stops once a mate is proven well beyond its length; `go depth N` asks
+    # for depth N and gets it, as from Stockfish (here a mate in 2, proven by depth 10)
+    uci.send("ucinewgame")
+    uci.send("position fen r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1")
+    uci.send("go depth 15")
+    move, _, infos = uci.bestmove(30)
+    lines = [parse_info(line) for line in infos if " pv " in line]
+    assert lines[-1]["depth"] == 15 and lines[-1]["score"] == ("mate", 2), infos
+    assert lines[-1]["pv"][0] == move
+
+
 def test_a_line_of_one_move_still_gets_a_ponder_move_from_the_table(uci):
     # as Stockfish: where the line played ends at its first move (here `go depth 1` after a
     # deeper search filled the table), the table's reply is offered for pondering
