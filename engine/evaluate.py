@@ -623,8 +623,10 @@ def evaluate(pos):
 def _evaluate(pos, key, slot):
     """evaluate() for a position not in the cache; stores it there."""
     bbs = pos.bbs
-    wp, wn, wb, wr, wq, wk = bbs[PAWN:KING + 1]
-    bp, bn, bb, br, bq, bk = bbs[8 | PAWN:8 | KING + 1]
+    # literals and + and * rather than globals and bitwise operators here and below: CPython
+    # 0.2% fewer instructions a node
+    wp, wn, wb, wr, wq, wk = bbs[1:7]        # PAWN to KING
+    bp, bn, bb, br, bq, bk = bbs[9:15]       # 8 | PAWN to 8 | KING
     pawn_key = (wp, bp)
     entry = _pawn_cache.get(pawn_key)
     if entry is None:
@@ -635,9 +637,9 @@ def _evaluate(pos, key, slot):
     wksq = wk.bit_length() - 1
     bksq = bk.bit_length() - 1
     phase = popcount(wn | bn | wb | bb) + 2 * popcount(wr | br) + 4 * popcount(wq | bq)
-    if phase > MAX_PHASE:
-        phase = MAX_PHASE
-    kings = wksq << 6 | bksq if phase else 4096 | wksq << 6 | bksq
+    if phase > 24:                           # MAX_PHASE
+        phase = 24
+    kings = wksq * 64 + bksq if phase else 4096 + wksq * 64 + bksq
     king_pawn = king_terms.get(kings)
     if king_pawn is None:
         king_pawn = king_terms[kings] = _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq,
@@ -833,7 +835,7 @@ def _evaluate(pos, key, slot):
         mg = winnable(mg, min(complexity + C_MG_OFFSET, 0))
         eg = winnable(eg, complexity)
     # from the side to move's view: negated before the floor division, so it is symmetric
-    score = turn_sign * (mg * phase + eg * (MAX_PHASE - phase)) // MAX_PHASE
+    score = turn_sign * (mg * phase + eg * (24 - phase)) // 24        # MAX_PHASE 24
     if score and phase <= SCALE_MAX_PHASE:
         score = _scaled(pos, score, w_passed, b_passed)
     score += drive
