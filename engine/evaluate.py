@@ -689,6 +689,8 @@ def _evaluate(pos, key, slot):
     # enemy's queens and its rooks and queens.)
     w_majors = wr | wq
     b_majors = br | bq
+    w_pieces = wn | wb | w_majors       # what pawns threaten (also by a push)
+    b_pieces = bn | bb | b_majors
     # passed pawns that may have a safe stop square: only then does the loop keep every square
     # each side attacks (the union costs 2.5% of an evaluation when always made)
     safe_stops = phase and SAFE_STOP_PACKED and (w_passed & _RANKS_4_TO_7
@@ -702,10 +704,10 @@ def _evaluate(pos, key, slot):
          enemy_ksq, own_patt, pawn_hits, enemy_queens, enemy_majors, outposts) in (
             (WHITE, 1, wn, wb, wr, wq, wp, bp, (occ_w | b_patt) ^ ALL_SQUARES,
              wksq, bksq, w_patt,
-             w_patt & (bn | bb | b_majors), bq, b_majors, w_outposts),
+             w_patt & b_pieces, bq, b_majors, w_outposts),
             (BLACK, -1, bn, bb, br, bq, bp, wp, (occ_b | w_patt) ^ ALL_SQUARES,
              bksq, wksq, b_patt,
-             b_patt & (wn | wb | w_majors), wq, w_majors, b_outposts)):
+             b_patt & w_pieces, wq, w_majors, b_outposts)):
         # mobility, attacks on the enemy king zone, rook files; what minors and rooks attack
         zone = KING_ZONE[enemy_ksq]
         side = attackers = units = by_knights = by_bishops = by_rooks = by_queens = 0
@@ -828,8 +830,8 @@ def _evaluate(pos, key, slot):
     if PUSH_THREAT_PACKED:
         # pawn push threats: about 1.5 us an evaluation on CPython (the calls 0.1 of it)
         s += PUSH_THREAT_PACKED * (
-            popcount(push_threats(WHITE, wp, occ, w_patt, b_patt) & (bn | bb | b_majors))
-            - popcount(push_threats(BLACK, bp, occ, w_patt, b_patt) & (wn | wb | w_majors)))
+            popcount(push_threats(WHITE, wp, occ, w_patt, b_patt) & b_pieces)
+            - popcount(push_threats(BLACK, bp, occ, w_patt, b_patt) & w_pieces))
     turn_sign = 1 - 2 * pos.turn                    # WHITE = 0: 1, BLACK = 1: -1
     if TEMPO_PACKED:
         s += turn_sign * TEMPO_PACKED
