@@ -72,9 +72,11 @@ def test_move_helpers_and_masks_agree_with_python_chess():
 
 
 def test_the_literal_layout_the_hot_code_assumes():
-    # Position.make/unmake, see_ge and MoveOrderer.score write these as literals (a global
-    # lookup costs measurably there): renumbering any of them must fail here, not silently
-    from engine import types
+    # Position.make/unmake, see_ge, MoveOrderer.score and evaluate._evaluate write these as
+    # literals (a global lookup costs measurably there): renumbering any of them must fail
+    # here, not silently
+    from engine import evaluate, types
+    assert evaluate.MAX_PHASE == 24
     assert (types.SQ_MASK, types.TO_SHIFT, types.FLAG_SHIFT, types.FROM_TO_BITS) == (63, 6, 12, 4095)
     assert (types.QUIET, types.DOUBLE_PUSH, types.CASTLE_KING, types.CASTLE_QUEEN,
             types.CAPTURE, types.EP_CAPTURE) == (0, 1, 2, 3, 4, 5)
