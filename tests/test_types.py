@@ -85,3 +85,7 @@ def test_the_literal_layout_the_hot_code_assumes():
     assert (types.W_PAWN, types.W_KNIGHT, types.W_BISHOP, types.W_ROOK, types.W_QUEEN,
             types.W_KING) == (1, 2, 3, 4, 5, 6)
     assert (types.B_PAWN, types.B_KING) == (9, 14)
+    # the transposition table's probe and store (CPython's packed entry)
+    from engine import tt
+    assert (types.VALUE_MATE_IN_MAX_PLY, types.MOVE_BITS, tt.DEPTH_OFFSET, tt.REPLACE_DEPTH_MARGIN,
+            tt.BOUND_EXACT, tt._CHECK_MASK) == (31000, 0xFFFF, 8, 3, 3, 0xFFFFFFFF)
