@@ -21,7 +21,7 @@ from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
                           W_PAWN, W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN,
                           B_PAWN, B_KNIGHT, B_BISHOP, B_ROOK, B_QUEEN,
                           PIECE_SYMBOLS, SYMBOL_PIECES, SQUARE_NAMES, FILE_NAMES,
-                          EP_CAPTURE, PROMOTION, PROMO_PIECE_BITS, DOUBLE_PUSH,
+                          EP_CAPTURE, PROMOTION, PROMO_PIECE_BITS,
                           CASTLE_KING, CASTLE_QUEEN, NULL_MOVE, SQ_MASK, TO_SHIFT,
                           FROM_TO_BITS, parse_square)
 from engine.zobrist import (ZOBRIST_PIECE, ZOBRIST_EP_FILE, ZOBRIST_WHITE_TO_MOVE,
@@ -245,16 +245,17 @@ class Position:
         is formed only for a slider on a line through the king, ~30% of the calls.)"""
         us = self.turn
         bbs = self.bbs
-        b = 8 - 8 * us          # the opponent's pieces: bbs[b + KNIGHT] ...
-        sq = bbs[8 * us + KING].bit_length() - 1
-        if (KNIGHT_ATTACKS[sq] & bbs[b + KNIGHT]) or (PAWN_ATTACKS[us][sq] & bbs[b + PAWN]):
+        b = 8 - 8 * us          # the opponent's pieces: bbs[b + 2] (knights) ...
+        # pieces as literals (PAWN 1 .. KING 6, tests/test_types.py pins them)
+        sq = bbs[8 * us + 6].bit_length() - 1
+        if (KNIGHT_ATTACKS[sq] & bbs[b + 2]) or (PAWN_ATTACKS[us][sq] & bbs[b + 1]):
             return True
-        rooks = bbs[b + ROOK] | bbs[b + QUEEN]
+        rooks = bbs[b + 4] | bbs[b + 5]
         if ROOK_RAYS[sq] & rooks:
             occ = self.occ
             if ROOK_TABLE[sq][(occ[0] | occ[1]) & ROOK_MASK[sq]] & rooks:
                 return True
-        bishops = bbs[b + BISHOP] | bbs[b + QUEEN]
+        bishops = bbs[b + 3] | bbs[b + 5]
         if BISHOP_RAYS[sq] & bishops:
             occ = self.occ
             if BISHOP_TABLE[sq][(occ[0] | occ[1]) & BISHOP_MASK[sq]] & bishops:
@@ -272,14 +273,16 @@ class Position:
         us = self.turn
         bbs = self.bbs
         occupied = self.occ[0] | self.occ[1]
-        ksq = bbs[(us ^ 1) << 3 | KING].bit_length() - 1
+        ksq = bbs[(us ^ 1) << 3 | 6].bit_length() - 1     # KING 6, as in in_check
         rook_sq = ROOK_TABLE[ksq][occupied & ROOK_MASK[ksq]]
         bishop_sq = BISHOP_TABLE[ksq][occupied & BISHOP_MASK[ksq]]
         check_sq = (0, PAWN_ATTACKS[us ^ 1][ksq], KNIGHT_ATTACKS[ksq], bishop_sq, rook_sq,
                     bishop_sq | rook_sq, 0, 0)
         b = us << 3
-        snipers = ((ROOK_RAYS[ksq] & (bbs[b | ROOK] | bbs[b | QUEEN]))
-                   | (BISHOP_RAYS[ksq] & (bbs[b | BISHOP] | bbs[b | QUEEN])))
+        snipers = ((ROOK_RAYS[ksq] & (bbs[b | 4] | bbs[b | 5]))
+                   | (BISHOP_RAYS[ksq] & (bbs[b | 3] | bbs[b | 5])))
+        if not snipers:
+            return check_sq, 0, ksq
         discoverers = 0
         between = BETWEEN[ksq]
         while snipers:
@@ -294,7 +297,7 @@ class Position:
         """Would this quiet move (no capture, no promotion) check the opponent?  Exact for
         plain moves and double pushes; castling answers True (the caller plays it to find
         out).  ``check_info``: check_squares(), when the caller has it already."""
-        if move >> 12 > DOUBLE_PUSH:      # literal layout, as in make()
+        if move >= 0x2000:      # a flag above DOUBLE_PUSH; literal layout, as in make()
             return True
         check_sq, discoverers, ksq = check_info or self.check_squares()
         fr = move & 63
@@ -494,11 +497,11 @@ class Position:
                 key ^= ZOBRIST_PIECE[captured][to]
                 psq -= PSQ[captured][to]
                 self.halfmove = 0
-            elif piece & 7 == PAWN:
+            elif piece & 7 == 1:            # PAWN
                 self.halfmove = 0
                 if move >= 0x1000:          # a double push
                     ep_sq = (fr + to) >> 1
-                    if PAWN_ATTACKS[us][ep_sq] & bbs[them << 3 | PAWN]:
+                    if PAWN_ATTACKS[us][ep_sq] & bbs[them << 3 | 1]:
                         self.ep = ep_sq
                         key ^= ZOBRIST_EP_FILE[ep_sq & 7]
             else:

@@ -89,3 +89,8 @@ def test_the_literal_layout_the_hot_code_assumes():
     from engine import tt
     assert (types.VALUE_MATE_IN_MAX_PLY, types.MOVE_BITS, tt.DEPTH_OFFSET, tt.REPLACE_DEPTH_MARGIN,
             tt.BOUND_EXACT, tt._CHECK_MASK) == (31000, 0xFFFF, 8, 3, 3, 0xFFFFFFFF)
+    # the move generators (engine.movegen) and Position.in_check/check_squares index the
+    # bitboards with piece literals and write the capture and double-push flags as literals
+    assert (types.PAWN, types.KNIGHT, types.BISHOP, types.ROOK, types.QUEEN,
+            types.KING) == (1, 2, 3, 4, 5, 6)
+    assert (types.MOVE_DOUBLE_PUSH, types.MOVE_CAPTURE) == (0x1000, 0x4000)
