@@ -117,13 +117,13 @@ def generate_moves(pos, quiets=True):
     append = moves.append
     _king_moves(pos, us, ksq, KING_ATTACKS[ksq] & (ours ^ ALL_SQUARES), append)
 
+    empty = occupied ^ ALL_SQUARES
     if checkers:
         if checkers & (checkers - 1) and checkers != BIT63:
             return moves            # double check: only the king may move
         target = BETWEEN[ksq][checkers.bit_length() - 1] | checkers
         movable = unpinned          # a pinned piece can never answer a check
         cap_target = theirs & target
-        empty = occupied ^ ALL_SQUARES
         quiet_target = empty & target
     else:
         # not in check: no target to apply (an & with -1 costs CPython a complemented copy;
@@ -131,7 +131,6 @@ def generate_moves(pos, quiets=True):
         target = -1
         movable = ours
         cap_target = theirs
-        empty = occupied ^ ALL_SQUARES
         quiet_target = empty
 
     # Pawns, set-wise for the unpinned ones.
