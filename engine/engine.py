@@ -533,6 +533,9 @@ class SearchJob(Job):
             if not self.pondering:
                 return False
             self.pondering = False
+            # the search reads limits.ponder at each iteration's end: from now on a proven
+            # mate ends it there, as in a search that never pondered (Stockfish's ponder flag)
+            self.limits.ponder = False
             self.timeman.ponderhit()
             self.cond.notify_all()
         return True

@@ -580,6 +580,24 @@ def test_infinite_and_ponder_hold_bestmove_until_released(uci):
     assert_legal(fen, move)
 
 
+def test_a_proven_mate_is_played_at_once_after_ponderhit(uci):
+    # without ponder a proven mate ends the search at once (60 ms here); after ponderhit it
+    # must too, as Stockfish's does, not think on to the soft limit (seconds at this clock)
+    fen = "r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1"       # mate in 3: Ra6
+    uci.send("position fen " + fen)
+    uci.send("go ponder wtime 600000 btime 600000")
+    lines = uci.quiet_for(0.5)
+    assert not any(line.startswith("bestmove") for line in lines)
+    start = time.perf_counter()
+    uci.send("ponderhit")
+    move, _, infos = uci.bestmove(timeout=30)
+    took = (time.perf_counter() - start) * 1000
+    print("\nponderhit on a proven mate -> bestmove after %.0f ms" % took)
+    assert move == "f6a6"
+    assert "score mate 3" in infos[-1]
+    assert took < 300       # before the fix: 670-880 ms (on to depth 120), after: 5-10 ms
+
+
 def planned_limits(lines):
     """(soft_ms, hard_ms) from the `debug on` line a `go` prints."""
     for line in lines:
