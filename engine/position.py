@@ -832,7 +832,7 @@ def _parse_castling(field, board, repairs=None):
         if any((sq >> 3) == (rsq >> 3) and (sq > ksq) == (rsq > ksq)
                for sq in squares_of(rights)):
             _contradicted(repairs, "more than one castling right on one side of the king in %r"
-                          % field)
+                          " (%r)" % (field, ch))
             continue
         rights |= BB_SQUARES[rsq]
     return rights
