@@ -128,7 +128,6 @@ def generate_moves(pos, quiets=True):
     else:
         # not in check: no target to apply (an & with -1 costs CPython a complemented copy;
         # with the literals, 164,870 -> 164,181 instructions a node, PyPy unchanged)
-        target = -1
         movable = ours
         cap_target = theirs
         quiet_target = empty
@@ -189,7 +188,7 @@ def generate_moves(pos, quiets=True):
         for flag in _PROMOTIONS:
             append(base | flag)
     if pinned_pawns:
-        _pinned_pawn_moves(pinned_pawns, us, ksq, empty, target, cap_target, True,
+        _pinned_pawn_moves(pinned_pawns, us, ksq, empty, theirs, True,
                            _PROMOTIONS, _CAPTURE_PROMOTIONS, append)
     if pos.ep:
         _en_passant_moves(pos, us, ksq, occupied, append)
@@ -286,8 +285,7 @@ def generate_captures(pos):
         movable = unpinned
         cap_target = theirs & target
     else:
-        target = -1             # as in generate_moves
-        movable = ours
+        movable = ours          # as in generate_moves
         cap_target = theirs
     empty = occupied ^ ALL_SQUARES
 
@@ -327,7 +325,7 @@ def generate_captures(pos):
         promo_push ^= BB_SQUARES[to]
         append((to - up) | TO_BITS[to] | _PROMOTIONS[0])
     if pinned_pawns:
-        _pinned_pawn_moves(pinned_pawns, us, ksq, empty, target, cap_target, False,
+        _pinned_pawn_moves(pinned_pawns, us, ksq, empty, theirs, False,
                            _QUEEN_PROMOTIONS, _QUEEN_CAPTURE_PROMOTIONS, append)
     if pos.ep:
         _en_passant_moves(pos, us, ksq, occupied, append)
@@ -393,9 +391,10 @@ def _castling_moves(pos, us, ksq, occupied, pinned, append):
             append(ksq | TO_BITS[rsq] | flag << FLAG_SHIFT)
 
 
-def _pinned_pawn_moves(pawns, us, ksq, empty, target, cap_target, plain_pushes,
+def _pinned_pawn_moves(pawns, us, ksq, empty, theirs, plain_pushes,
                        push_promotions, capture_promotions, append):
-    """Moves of pawns pinned to their king: only along the pin line.
+    """Moves of pawns pinned to their king: only along the pin line.  Only called when
+    not in check (in check a pinned piece never moves), so no check target applies.
 
     plain_pushes: whether non-promoting pushes are wanted; the promotion tuples give the
     promotion flags wanted."""
@@ -407,16 +406,14 @@ def _pinned_pawn_moves(pawns, us, ksq, empty, target, cap_target, plain_pushes,
         to = fr + up
         if BB_SQUARES[to] & empty & line:        # then a double push is on the line too
             if BB_SQUARES[to] & promo_rank:
-                if BB_SQUARES[to] & target:
-                    for promotion in push_promotions:
-                        append(fr | TO_BITS[to] | promotion)
+                for promotion in push_promotions:
+                    append(fr | TO_BITS[to] | promotion)
             elif plain_pushes:
-                if BB_SQUARES[to] & target:
-                    append(fr | TO_BITS[to])
+                append(fr | TO_BITS[to])
                 to2 = to + up
-                if fr >> 3 == start_rank and BB_SQUARES[to2] & empty & target:
+                if fr >> 3 == start_rank and BB_SQUARES[to2] & empty:
                     append(fr | TO_BITS[to2] | MOVE_DOUBLE_PUSH)
-        for to in squares_of(PAWN_ATTACKS[us][fr] & cap_target & line):
+        for to in squares_of(PAWN_ATTACKS[us][fr] & theirs & line):
             if BB_SQUARES[to] & promo_rank:
                 for promotion in capture_promotions:
                     append(fr | TO_BITS[to] | promotion)
