@@ -645,11 +645,11 @@ class SearchJob(Job):
                 self.report_played(line, self.searcher.nodes)
             pv = line["pv"]
             best, ponder = pv[0], (pv[1] if len(pv) > 1 else 0)
-        self.think_pause(plan)
         return best, ponder
 
     def think_pause(self, plan):
-        """With a clock, wait (until stop) for the level's minimum think time."""
+        """With a clock, wait (until stop) for the level's minimum think time on our clock
+        (which a pondering search starts at ponderhit)."""
         timeman = self.timeman
         if timeman.stopped or not timeman.has_deadline():
             return
@@ -670,6 +670,9 @@ class SearchJob(Job):
         with self.cond:
             while not self.stopped and (self.limits.infinite or self.pondering):
                 self.cond.wait()
+        if self.skill is not None:
+            # a weak level's quick search does not answer at once, also after a ponderhit
+            self.think_pause(self.skill)
         if self.bestmove_sent:
             return
         self.bestmove_sent = True

@@ -441,6 +441,29 @@ def test_stop_cuts_the_think_pause_short(monkeypatch):
     assert out.getvalue().count("bestmove") == 1
 
 
+def test_a_weak_level_waits_out_its_think_pause_after_ponderhit(monkeypatch):
+    """A weak level's quick search ends long before the GUI's ponderhit; from there its
+    clock runs, and the level still thinks its minimum time on it (half the soft limit,
+    here 0.6 s) rather than answering at once, as it would have without pondering."""
+    monkeypatch.setattr(skill, "THINK_MAX_MS", 600)
+    out = io.StringIO()
+    session = UciSession(out=out)
+    session.loader.start()
+    for line in ("setoption name Skill Level value 0", "position startpos moves e2e4",
+                 "go ponder wtime 600000 btime 600000"):
+        session.handle_line(line)
+    deadline = time.perf_counter() + 30
+    while "info depth" not in out.getvalue() and time.perf_counter() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.3)             # the weak search is done: only the ponderhit is awaited
+    assert "info depth" in out.getvalue() and "bestmove" not in out.getvalue()
+    hit = time.perf_counter()
+    session.handle_line("ponderhit")
+    assert session.engine.wait_idle(10)
+    assert time.perf_counter() - hit >= 0.55
+    assert out.getvalue().count("bestmove") == 1
+
+
 def test_go_mate_searches_at_full_strength_whatever_the_level():
     """A weak level plays a shallow search's pick; `go mate N` asks for a mate search, so it
     is one at full strength: it finds the mate in 3 (WAC.050) that level 0 does not look for,
