@@ -258,9 +258,9 @@ def test_a_cut_iterations_lines_are_shown_best_first_and_the_best_is_played(fen,
 ])
 def test_a_cut_iterations_fail_high_line_is_shown_as_a_lower_bound(fen, nodes):
     """A line cut while its move fails high has only a lower bound for a score: its last
-    report says so (`lowerbound`, as Stockfish's on a stop), and its move is played.  The
-    table is large enough that no entry is replaced, so the tree (and the cut) is the same
-    under PyPy, whose table holds more entries a MB."""
+    report says so (`lowerbound`, as Stockfish's on a stop), and its move is played.  With
+    a 64 MB table the tree is the same on both interpreters at these budgets (PyPy's table
+    holds 3.5x the entries a MB; with 4 MB their collisions differed and so did the cut)."""
     best, ponder, infos = run(fen, nodes=nodes, searcher=Searcher(64))
     final = [info for info in infos if info.get("final")]
     assert final, "the node budget no longer cuts an iteration: pick another"

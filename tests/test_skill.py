@@ -443,8 +443,8 @@ def test_stop_cuts_the_think_pause_short(monkeypatch):
 
 def test_a_weak_level_waits_out_its_think_pause_after_ponderhit(monkeypatch):
     """A weak level's quick search ends long before the GUI's ponderhit; from there its
-    clock runs, and the level still thinks its minimum time on it (half the soft limit,
-    here 0.6 s) rather than answering at once, as it would have without pondering."""
+    clock runs, and the level still thinks its minimum time on it (half the soft limit, at
+    most THINK_MAX_MS: 0.6 s here) rather than answering at once, as it did before."""
     monkeypatch.setattr(skill, "THINK_MAX_MS", 600)
     out = io.StringIO()
     session = UciSession(out=out)
