@@ -647,13 +647,14 @@ class SearchJob(Job):
             best, ponder = pv[0], (pv[1] if len(pv) > 1 else 0)
         return best, ponder
 
-    def think_pause(self, plan):
+    def think_pause(self):
         """With a clock, wait (until stop) for the level's minimum think time on our clock
         (which a pondering search starts at ponderhit)."""
         timeman = self.timeman
         if timeman.stopped or not timeman.has_deadline():
             return
-        deadline = time.perf_counter() + (plan.think_ms(timeman.soft_ms) - timeman.clock_ms()) / 1000.0
+        deadline = (time.perf_counter()
+                    + (self.skill.think_ms(timeman.soft_ms) - timeman.clock_ms()) / 1000.0)
         with self.cond:
             while not self.stopped:
                 left = deadline - time.perf_counter()
@@ -672,7 +673,7 @@ class SearchJob(Job):
                 self.cond.wait()
         if self.skill is not None:
             # a weak level's quick search does not answer at once, also after a ponderhit
-            self.think_pause(self.skill)
+            self.think_pause()
         if self.bestmove_sent:
             return
         self.bestmove_sent = True

@@ -418,22 +418,29 @@ def test_weakened_go_infinite_waits_for_stop():
     assert out.getvalue().count("bestmove") == 1
 
 
-def test_stop_cuts_the_think_pause_short(monkeypatch):
-    """A weak level with a clock waits out its think pause before bestmove; `stop` ends
-    that wait at once.  The pause is made 9 s here (half the soft limit of a 10-minute
-    clock), so only a cut pause answers within the 5 s allowed after stop."""
-    monkeypatch.setattr(skill, "THINK_MAX_MS", 60000)
+def start_weak_clocked_search(position, go):
+    """(session, out) of a level-0 search started by ``position`` and ``go``, once its quick
+    search has reported and settled (0.3 s later) without a bestmove: it waits for its think
+    pause, or for ponderhit."""
     out = io.StringIO()
     session = UciSession(out=out)
     session.loader.start()
-    for line in ("setoption name Skill Level value 0", "position startpos",
-                 "go wtime 600000 btime 600000"):
+    for line in ("setoption name Skill Level value 0", position, go):
         session.handle_line(line)
     deadline = time.perf_counter() + 30
     while "info depth" not in out.getvalue() and time.perf_counter() < deadline:
         time.sleep(0.01)
     time.sleep(0.3)
     assert "info depth" in out.getvalue() and "bestmove" not in out.getvalue()
+    return session, out
+
+
+def test_stop_cuts_the_think_pause_short(monkeypatch):
+    """A weak level with a clock waits out its think pause before bestmove; `stop` ends
+    that wait at once.  The pause is made 9 s here (half the soft limit of a 10-minute
+    clock), so only a cut pause answers within the 5 s allowed after stop."""
+    monkeypatch.setattr(skill, "THINK_MAX_MS", 60000)
+    session, out = start_weak_clocked_search("position startpos", "go wtime 600000 btime 600000")
     stopped = time.perf_counter()
     session.handle_line("stop")
     assert session.engine.wait_idle(5)
@@ -446,18 +453,9 @@ def test_a_weak_level_waits_out_its_think_pause_after_ponderhit(monkeypatch):
     clock runs, and the level still thinks its minimum time on it (half the soft limit, at
     most THINK_MAX_MS: 0.6 s here) rather than answering at once, as it did before."""
     monkeypatch.setattr(skill, "THINK_MAX_MS", 600)
-    out = io.StringIO()
-    session = UciSession(out=out)
-    session.loader.start()
-    for line in ("setoption name Skill Level value 0", "position startpos moves e2e4",
-                 "go ponder wtime 600000 btime 600000"):
-        session.handle_line(line)
-    deadline = time.perf_counter() + 30
-    while "info depth" not in out.getvalue() and time.perf_counter() < deadline:
-        time.sleep(0.01)
-    time.sleep(0.3)             # the weak search is done: only the ponderhit is awaited
-    assert "info depth" in out.getvalue() and "bestmove" not in out.getvalue()
-    hit = time.perf_counter()
+    session, out = start_weak_clocked_search("position startpos moves e2e4",
+                                             "go ponder wtime 600000 btime 600000")
+    hit = time.perf_counter()       # only the ponderhit is awaited now
     session.handle_line("ponderhit")
     assert session.engine.wait_idle(10)
     assert time.perf_counter() - hit >= 0.55
