@@ -871,6 +871,23 @@ def test_qsearch_tries_the_tt_capture_first_and_still_the_rest(monkeypatch):
     assert made == [bxc5]
 
 
+@pytest.mark.parametrize("on", [True, False])
+def test_qsearch_fails_low_with_the_futility_bound_where_delta_pruning_stops(monkeypatch, on):
+    """With USE_QS_FUTILITY_BOUND, a node whose only capture delta pruning skips (bxc5: the
+    rook's value + DELTA_MARGIN cannot lift the eval to alpha) returns that bound, eval +
+    rook + margin, instead of the stand pat; nothing is searched either way."""
+    import engine.search as search_module
+    from engine.ordering import SEE_VALUE
+    from engine.types import ROOK
+    fen = "4k3/p7/8/2r5/1P6/8/8/4K3 w - - 0 1"
+    bound = SEE_VALUE[ROOK] + search_module.DELTA_MARGIN
+    entry = (0, VALUE_INFINITE // 2, BOUND_UPPER)        # no cutoff, no change of stand pat
+    score, made = qsearch_with_entry(monkeypatch, fen, bound + 100, bound + 300, entry,
+                                     {"USE_QS_FUTILITY_BOUND": on})
+    assert made == []
+    assert score == (bound if on else 0)
+
+
 def test_prior_counter_bonus_rewards_only_quiet_priors_of_failing_low_nodes(monkeypatch):
     """With the switch on, the search rewards the opponent's last move at nodes that fail
     low, only when that move was quiet and the node deep enough or a PV node; off, never."""
