@@ -293,11 +293,12 @@ class Position:
                 discoverers |= blockers
         return check_sq, discoverers & self.occ[us], ksq
 
-    def quiet_gives_check(self, move, check_info=None):
-        """Would this quiet move (no capture, no promotion) check the opponent?  Exact for
-        plain moves and double pushes; castling answers True (the caller plays it to find
-        out).  ``check_info``: check_squares(), when the caller has it already."""
-        if move >= 0x2000:      # a flag above DOUBLE_PUSH; literal layout, as in make()
+    def gives_check(self, move, check_info=None):
+        """Would this move check the opponent?  Exact for quiet moves, double pushes and
+        plain captures; castling, en passant and promotions answer True (the caller plays
+        them to find out).  ``check_info``: check_squares(), when the caller has it already."""
+        # a flag above DOUBLE_PUSH other than CAPTURE; literal layout, as in make()
+        if move >= 0x2000 and move >> 12 != 4:
             return True
         check_sq, discoverers, ksq = check_info or self.check_squares()
         fr = move & 63

@@ -888,6 +888,64 @@ def test_qsearch_fails_low_with_the_futility_bound_where_delta_pruning_stops(mon
     assert score == (bound if on else 0)
 
 
+class MovesAfterOneMove(Position):
+    """Remembers, in order, the moves made at the node one move into the stack."""
+    __slots__ = ("made",)
+
+    def make(self, move):
+        if len(self.stack) == 1:
+            self.made.append(move)
+        super().make(move)
+
+
+def qsearch_made(monkeypatch, pos, move_count):
+    """The moves a wide-window ``_qsearch`` of pos (a MovesAtTheNode or MovesAfterOneMove)
+    makes at its node, by a fresh 1 MB searcher with QS_MOVE_COUNT set to move_count."""
+    import engine.search as search_module
+    monkeypatch.setattr(search_module, "QS_MOVE_COUNT", move_count)
+    pos.made = []
+    fen = pos.fen()
+    unlimited_searcher()._qsearch(pos, -VALUE_INFINITE // 2, VALUE_INFINITE // 2, 1, False)
+    assert pos.fen() == fen
+    return pos.made
+
+
+@pytest.mark.parametrize("move_count", [0, 2])
+def test_qsearch_move_count_spares_checks(monkeypatch, move_count):
+    """With QS_MOVE_COUNT 2, a plain capture picked third or later is skipped unless it gives
+    check: of four pawn captures (exf5 checks the king on g6), the first two picked and
+    exf5 are searched; with 0 all four are."""
+    from engine.notation import parse_uci_move
+    pos = MovesAtTheNode("8/8/6k1/1p1p1p2/2P1P3/8/8/4K3 w - - 0 1")
+    check = parse_uci_move(pos, "e4f5")
+    made = qsearch_made(monkeypatch, pos, move_count)
+    if move_count == 0:
+        assert len(made) == 4
+    else:
+        assert check in made
+        assert all(move == check for move in made[2:])
+        assert len(made) == (3 if check not in made[:2] else 2)
+
+
+@pytest.mark.parametrize("move_count", [0, 2])
+def test_qsearch_move_count_spares_recaptures(monkeypatch, move_count):
+    """With QS_MOVE_COUNT 2, a capture on the square the last move went to is searched
+    however late it is picked: after ...d5, both captures on d5 are, and of cxb5 and exf5
+    only those picked first or second."""
+    from engine.notation import parse_uci_move
+    pos = MovesAfterOneMove("4k3/3p4/8/1p3p2/2P1P3/8/8/4K3 b - - 0 1")
+    pos.made = []
+    pos.make(parse_uci_move(pos, "d7d5"))
+    on_d5 = {parse_uci_move(pos, "c4d5"), parse_uci_move(pos, "e4d5")}
+    made = qsearch_made(monkeypatch, pos, move_count)
+    if move_count == 0:
+        assert len(made) == 4
+    else:
+        assert on_d5 <= set(made)
+        assert all(move in on_d5 for move in made[2:])
+        assert len(made) == 2 + len(on_d5 - set(made[:2]))
+
+
 def test_prior_counter_bonus_rewards_only_quiet_priors_of_failing_low_nodes(monkeypatch):
     """With the switch on, the search rewards the opponent's last move at nodes that fail
     low, only when that move was quiet and the node deep enough or a PV node; off, never."""
