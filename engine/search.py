@@ -977,13 +977,9 @@ class Searcher:
                     to = move >> TO_SHIFT & SQ_MASK
                     stack = pos.stack
                     if not stack or stack[-1][0] >> TO_SHIFT & SQ_MASK != to:
-                        # does it check? (Position.gives_check's test, written out)
                         if check_info is None:
                             check_info = pos.check_squares()
-                        check_sq, discoverers, ksq = check_info
-                        fr = move & SQ_MASK
-                        if not (check_sq[board[fr] & 7] >> to & 1
-                                or (discoverers >> fr & 1 and not LINE[ksq][fr] >> to & 1)):
+                        if not pos.gives_check(move, check_info):
                             continue
                 if victim < SEE_VALUE[board[move & SQ_MASK] & 7] and not see_ge(pos, move, 0):
                     continue

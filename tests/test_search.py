@@ -531,11 +531,13 @@ def test_easy_move_shortens_and_stays_within_bounds(monkeypatch):
 
 
 class MovesAtTheNode(Position):
-    """Remembers, in order, the moves made at the node searched (the one with an empty stack)."""
+    """Remembers, in order, the moves made at the node searched: the one with NODE_PLIES
+    moves on the stack (none: the position given)."""
     __slots__ = ("made",)
+    NODE_PLIES = 0
 
     def make(self, move):
-        if not self.stack:
+        if len(self.stack) == self.NODE_PLIES:
             self.made.append(move)
         super().make(move)
 
@@ -888,14 +890,10 @@ def test_qsearch_fails_low_with_the_futility_bound_where_delta_pruning_stops(mon
     assert score == (bound if on else 0)
 
 
-class MovesAfterOneMove(Position):
-    """Remembers, in order, the moves made at the node one move into the stack."""
-    __slots__ = ("made",)
-
-    def make(self, move):
-        if len(self.stack) == 1:
-            self.made.append(move)
-        super().make(move)
+class MovesAfterOneMove(MovesAtTheNode):
+    """Remembers the moves made at the node one move after the position given."""
+    __slots__ = ()
+    NODE_PLIES = 1
 
 
 def qsearch_made(monkeypatch, pos, move_count):
@@ -934,7 +932,6 @@ def test_qsearch_move_count_spares_recaptures(monkeypatch, move_count):
     only those picked first or second."""
     from engine.notation import parse_uci_move
     pos = MovesAfterOneMove("4k3/3p4/8/1p3p2/2P1P3/8/8/4K3 b - - 0 1")
-    pos.made = []
     pos.make(parse_uci_move(pos, "d7d5"))
     on_d5 = {parse_uci_move(pos, "c4d5"), parse_uci_move(pos, "e4d5")}
     made = qsearch_made(monkeypatch, pos, move_count)
