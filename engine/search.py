@@ -36,7 +36,8 @@ from engine.tt import new_table, SharedTranspositionTable, BOUND_UPPER, BOUND_LO
 from engine.tunables import apply_overrides
 from engine.types import (VALUE_MATE, VALUE_INFINITE, VALUE_NONE, MAX_PLY, MAX_DEPTH,
                           VALUE_MATE_IN_MAX_PLY, PAWN, KING, SQ_MASK, TO_SHIFT, FLAG_SHIFT,
-                          DOUBLE_PUSH, MOVE_CAPTURE, MOVE_PROMOTION, MOVE_CAPTURE_OR_PROMOTION)
+                          DOUBLE_PUSH, CAPTURE, NULL_MOVE, MOVE_CAPTURE, MOVE_PROMOTION,
+                          MOVE_CAPTURE_OR_PROMOTION)
 
 # --- Tunables (figures: Elo on vs off, docs/measurements.md) -----------------------
 CHECK_INTERVAL = 256        # nodes between stop/time checks: 20-45k nps on CPython, so 6-13 ms
@@ -972,11 +973,12 @@ class Searcher:
                     if move == tt_first:
                         continue    # out of the victim order: the rest may still reach alpha
                     break       # captures come by victim, biggest first: the rest fail too
-                # a plain capture (flag CAPTURE: not en passant, no promotion) picked late
-                if QS_MOVE_COUNT and picked > QS_MOVE_COUNT and move >> 12 == 4:
-                    to = move >> TO_SHIFT & SQ_MASK
+                # a plain capture (not en passant, no promotion) picked late, unless it goes
+                # where the last move went (none after a null move)
+                if QS_MOVE_COUNT and picked > QS_MOVE_COUNT and move >> FLAG_SHIFT == CAPTURE:
                     stack = pos.stack
-                    if not stack or stack[-1][0] >> TO_SHIFT & SQ_MASK != to:
+                    last = stack[-1][0] if stack else NULL_MOVE
+                    if not last or last >> TO_SHIFT & SQ_MASK != move >> TO_SHIFT & SQ_MASK:
                         if check_info is None:
                             check_info = pos.check_squares()
                         if not pos.gives_check(move, check_info):

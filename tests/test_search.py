@@ -943,6 +943,20 @@ def test_qsearch_move_count_spares_recaptures(monkeypatch, move_count):
         assert len(made) == 2 + len(on_d5 - set(made[:2]))
 
 
+@pytest.mark.parametrize("move_count", [0, 2])
+def test_qsearch_move_count_sees_no_recapture_after_a_null_move(monkeypatch, move_count):
+    """A null move goes to no square: after one, Bxa1 (picked third, after the two pawn
+    captures of the other rooks) is no recapture, so QS_MOVE_COUNT 2 skips it; with 0 it is
+    searched."""
+    from engine.notation import parse_uci_move
+    pos = MovesAfterOneMove("6k1/8/8/1r3r2/2PBP3/8/7K/r7 b - - 0 1")
+    pos.make_null()
+    bxa1 = parse_uci_move(pos, "d4a1")
+    made = qsearch_made(monkeypatch, pos, move_count)
+    assert len(made) == (3 if move_count == 0 else 2)
+    assert (bxa1 in made) == (move_count == 0)
+
+
 def test_prior_counter_bonus_rewards_only_quiet_priors_of_failing_low_nodes(monkeypatch):
     """With the switch on, the search rewards the opponent's last move at nodes that fail
     low, only when that move was quiet and the node deep enough or a PV node; off, never."""
