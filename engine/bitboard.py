@@ -22,7 +22,9 @@ form (SIGNED true) asks of code handling bitboards:
     still a big-int object on PyPy, slow in every operation it meets: keep such values
     (constants, table entries, anything stored) through ``machine_int`` or ``to_bitboard``.
 BASILISK_SIGNED_BITBOARDS=1 selects the signed form on CPython too, so that the tests
-check it on either interpreter (tests/test_bitboard_form.py).
+check it on either interpreter (tests/test_bitboard_form.py).  In the plain form those h8
+tests are dead comparisons: the hottest functions carry ``engine.jit.plain_bitboards``,
+which compiles them again without the tests written in its shapes.
 """
 
 import os

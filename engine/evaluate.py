@@ -35,7 +35,7 @@ from engine.bitboard import (ALL_SQUARES, BIT63, BB_FILES, BB_FILE_A, BB_FILE_H,
                              NOT_KING_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
                              machine_int, popcount, to_bitboard, unsigned)
 from engine.endgame import EXACT, endgame_verdict
-from engine.jit import inline_popcount, not_inlined
+from engine.jit import inline_popcount, not_inlined, plain_bitboards
 from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.tunables import apply_overrides
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
@@ -620,6 +620,7 @@ def evaluate(pos):
 # nothing, so a hit is a call of that small frame).
 @not_inlined
 @inline_popcount
+@plain_bitboards
 def _evaluate(pos, key, slot):
     """evaluate() for a position not in the cache; stores it there."""
     bbs = pos.bbs

@@ -1,4 +1,5 @@
-"""Hints for PyPy's JIT, given from the code; under CPython they do nothing.
+"""Hints for PyPy's JIT, given from the code, and hot functions compiled for the bitboard
+form of the interpreter (engine.bitboard: signed on PyPy, plain on CPython).
 
 PyPy's JIT inlines the functions a hot loop calls into that loop's trace. A long, branchy
 function inlined into many callers makes every one of their traces long, and each of its
@@ -13,6 +14,10 @@ Such a call is not free: the caller allocates the callee's frame, sized by its l
 small function of its own, in front of the large one (engine.evaluate does this), and
 ``inline_popcount`` writes the bitboard popcount, a small function called many times, out
 in place in the function that calls it.
+
+The signed form needs a test for h8 alone in each walk over a set; ``plain_bitboards``
+compiles a function again without them on CPython, where they are dead.  Both rewrite the
+source of a top-level function at import, once; each acts in one form only.
 """
 
 import os
@@ -103,10 +108,51 @@ def inline_popcount(function):
     a frame: written out in the evaluation, 1.10x fewer instructions a node warm, for at
     most about 60 ms more at import (docs/measurements.md, "Speed", session 60).  In the
     plain form (CPython), where popcount is int.bit_count itself, or where the source cannot
-    be read, ``function`` as it is.  Put it beneath other decorators: it compiles the
-    function alone (a top-level function, its own decorators left out)."""
+    be read, ``function`` as it is.  Put it beneath other decorators but plain_bitboards:
+    it compiles the function alone (a top-level function, its own decorators left out)."""
     if not SIGNED:
         return function
+    return _recompiled(function, _write_out_popcounts)
+
+
+# The tests the signed form needs for h8 alone (engine.bitboard), as the engine writes them,
+# and what each is in the plain form, where a bitboard is never negative and h8 is 1 << 63
+# like any other square: the walk from the top bit's sign test, the lowest bit of a set, the
+# "two or more squares" test, and the h8-first branch of a move loop (compiled out there).
+_SIGN_GUARDS = (
+    (re.compile(r"\b(\w+)\.bit_length\(\) - 1 if \1 > 0 else 63\b"), r"\1.bit_length() - 1"),
+    (re.compile(r"\b(\w+) & -\1 if \1 != BIT63 else \1\b"), r"\1 & -\1"),
+    (re.compile(r"\b(\w+) & \(\1 - 1\) and \1 != BIT63\b"), r"\1 & (\1 - 1)"),
+    (re.compile(r"\bif \w+ < 0:(?=\s*# h8 first)"), "if False:"),
+)
+
+
+def drop_sign_guards(text):
+    """text with each sign guard of _SIGN_GUARDS put in its plain form; (text, how many)."""
+    count = 0
+    for pattern, plain in _SIGN_GUARDS:
+        text, n = pattern.subn(plain, text)
+        count += n
+    return text, count
+
+
+def plain_bitboards(function):
+    """Decorator: in the plain bitboard form (CPython's), ``function`` compiled again from its
+    source without the tests only the signed form needs for h8 (drop_sign_guards): each is a
+    comparison of a 64-bit int, which CPython does not specialise (the search 1.4% fewer
+    instructions a node, docs/measurements.md, "Speed", session 89).  In the signed form,
+    or where the source cannot be read, ``function`` as it is.  Put it beneath every other
+    decorator: it compiles the function alone (a top-level function, its decorators left out)."""
+    if SIGNED:
+        return function
+    return _recompiled(function, drop_sign_guards)
+
+
+def _recompiled(function, rewrite):
+    """``function`` compiled again from the source that ``rewrite(source) -> (source, count)``
+    makes of its own, on the lines it stands on (so tracebacks name them), with its
+    docstring and defaults, and the original as ``__wrapped__``; ``function`` itself where
+    its source cannot be read, it is not a top-level def, or nothing was rewritten."""
     code = function.__code__
     try:
         with open(code.co_filename, encoding="utf-8") as source_file:
@@ -121,11 +167,11 @@ def inline_popcount(function):
     end = start + 1
     while end < len(lines) and (not lines[end].strip() or lines[end][0] in " \t#"):
         end += 1
-    text, count = _write_out_popcounts("\n".join(lines[start:end]))
+    text, count = rewrite("\n".join(lines[start:end]))
     if not count:
         return function
-    # def _make(bit_count): <the function>; return it, on the lines the function stands on
-    # (so tracebacks name its own lines); bit_count a closure cell, no new module name
+    # def _make(bit_count): <the function>; return it, on the lines the function stands on;
+    # bit_count a closure cell (the written-out popcounts use it), no new module name
     body = "\n".join("    " + line if line else line for line in text.split("\n"))
     source = ("\n" * (start - 1) + "def _make(bit_count):\n" + body
               + "\n    return %s\n" % function.__name__)

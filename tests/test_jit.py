@@ -1,4 +1,5 @@
-"""engine.jit: the PyPy hint changes nothing a caller can see, and reaches PyPy's JIT."""
+"""engine.jit: the PyPy hint changes nothing a caller can see, and reaches PyPy's JIT; the
+functions compiled again for a bitboard form compute what the originals do."""
 
 import os
 import subprocess
@@ -185,5 +186,112 @@ def test_popcounts_are_left_as_calls_in_the_plain_form():
         assert jit.inline_popcount(plain) is plain     # defined in a function: no top-level def
     else:
         assert jit.inline_popcount(plain) is plain and popcount is int.bit_count
-        import engine.evaluate
-        assert not hasattr(engine.evaluate._evaluate, "__wrapped__")
+
+
+# A module with each sign guard of engine.jit._SIGN_GUARDS as the engine writes them, and
+# a line to raise on.
+_GUARD_SAMPLE = '''
+from engine.bitboard import BB_SQUARES, BIT63
+from engine.jit import plain_bitboards
+
+
+@plain_bitboards
+def walk(b_, caps, fail=False):
+    """b_ walked from its top square; caps h8 first."""
+    squares, lows, several = [], [], bool(b_ & (b_ - 1) and b_ != BIT63)
+    bb = b_
+    while bb:
+        lows.append(bb & -bb if bb != BIT63 else bb)
+        bb ^= lows[-1]
+    while b_:
+        sq = b_.bit_length() - 1 if b_ > 0 else 63
+        b_ ^= BB_SQUARES[sq]
+        squares.append(sq)
+    if caps < 0:        # h8 first, as the walk from the top below would
+        caps ^= BIT63
+        squares.append(63)
+    while caps:
+        sq = caps.bit_length() - 1
+        caps ^= BB_SQUARES[sq]
+        squares.append(sq)
+    if fail:
+        raise ValueError("line of the raise")
+    return squares, lows, several
+'''
+
+
+def _compares(function):
+    import dis
+    return sum(1 for i in dis.get_instructions(function) if i.opname == "COMPARE_OP")
+
+
+def test_sign_guards_are_dropped_in_the_plain_form_and_walk_the_same(tmp_path, monkeypatch):
+    """In the plain form (CPython's) a function under plain_bitboards is compiled again
+    without the tests for h8 alone: it finds the same squares, lowest bits and "two or
+    more" answers as the original for every bitboard, h8 included, with fewer comparisons,
+    and keeps its docstring and the lines its tracebacks name."""
+    from engine.bitboard import SIGNED, BIT63, to_bitboard
+    if SIGNED:
+        return      # PyPy: the signed form keeps its guards (next test)
+    (tmp_path / "guard_sample.py").write_text(_GUARD_SAMPLE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import guard_sample
+    walk = guard_sample.walk
+    assert walk is not walk.__wrapped__ and walk.__doc__ == walk.__wrapped__.__doc__
+    assert _compares(walk) == _compares(walk.__wrapped__) - 4
+    import random
+    rng = random.Random(11)
+    values = [to_bitboard(rng.getrandbits(64)) for _ in range(300)]
+    values += [0, 1, BIT63, BIT63 | 1, BIT63 | (1 << 62), to_bitboard((1 << 64) - 1)]
+    for a in values:
+        for caps in (0, BIT63, BIT63 | 5, a & 0xFFFF):
+            assert walk(a, caps) == walk.__wrapped__(a, caps)
+    try:
+        walk(1, 0, fail=True)
+    except ValueError:
+        import traceback
+        assert traceback.extract_tb(sys.exc_info()[2])[-1].line == 'raise ValueError("line of the raise")'
+
+
+def test_every_sign_guard_of_the_hot_functions_is_dropped():
+    """The move generators, the exchange evaluator and the evaluation carry plain_bitboards:
+    in the plain form none of them loads BIT63 any more and each has fewer comparisons,
+    and the rewrite of each one's source leaves no guard as the engine writes them (a new
+    guard written another way would stay, costing CPython its comparison)."""
+    import dis
+    import inspect
+    import re
+    from engine.bitboard import SIGNED
+    from engine.evaluate import _evaluate
+    from engine.movegen import _king_danger, _king_moves, generate_captures, generate_moves
+    from engine.ordering import see_ge
+    for function in (_king_danger, _king_moves, generate_moves, generate_captures, see_ge,
+                     _evaluate):
+        original = getattr(function, "__wrapped__", function)
+        if not SIGNED:
+            original = function.__wrapped__
+            assert function is not original, function.__name__
+            assert not any(i.argval == "BIT63" for i in dis.get_instructions(function))
+            assert _compares(function) < _compares(original)
+        text, count = jit.drop_sign_guards(inspect.getsource(original))
+        assert count >= 1, function.__name__
+        code = "\n".join(line.split("#")[0] for line in text.split("\n"))
+        assert not re.search(r"else 63|!= BIT63", code), function.__name__
+        assert all("if False:" in line for line in text.split("\n") if "# h8 first" in line)
+
+
+_SIGNED_FORM_CHILD = r'''
+import json
+import engine.movegen, engine.ordering
+print(json.dumps([hasattr(f, "__wrapped__") for f in (engine.movegen.generate_moves,
+                  engine.movegen._king_danger, engine.ordering.see_ge)]))
+'''
+
+
+def test_sign_guards_stay_in_the_signed_form():
+    """In the signed form (PyPy's; BASILISK_SIGNED_BITBOARDS=1 here) the guards are needed:
+    plain_bitboards leaves each function as it is."""
+    env = dict(os.environ, BASILISK_SIGNED_BITBOARDS="1")
+    out = subprocess.run([sys.executable, "-c", _SIGNED_FORM_CHILD], cwd=ROOT, env=env,
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[false, false, false]"
