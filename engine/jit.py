@@ -139,7 +139,7 @@ def drop_sign_guards(text):
 def plain_bitboards(function):
     """Decorator: in the plain bitboard form (CPython's), ``function`` compiled again from its
     source without the tests only the signed form needs for h8 (drop_sign_guards): each is a
-    comparison of a 64-bit int, which CPython does not specialise (the search 1.4% fewer
+    comparison of a 64-bit int, which CPython does not specialise (the search 1.1% fewer
     instructions a node, docs/measurements.md, "Speed", session 89).  In the signed form,
     or where the source cannot be read, ``function`` as it is.  Put it beneath every other
     decorator: it compiles the function alone (a top-level function, its decorators left out)."""
