@@ -23,7 +23,7 @@ form (SIGNED true) asks of code handling bitboards:
     (constants, table entries, anything stored) through ``machine_int`` or ``to_bitboard``.
 BASILISK_SIGNED_BITBOARDS=1 selects the signed form on CPython too, so that the tests
 check it on either interpreter (tests/test_bitboard_form.py).  In the plain form those h8
-tests are dead comparisons: the hottest functions carry ``engine.jit.plain_bitboards``,
+tests are dead comparisons: the hottest functions carry ``engine.jit.for_bitboard_form``,
 which compiles them again without the tests written in its shapes.
 """
 
@@ -69,7 +69,7 @@ def _signed_popcount(bb):
     return bit_count(bb) if bb >= 0 else bit_count(bb & 0x7FFFFFFFFFFFFFFF) + 1
 
 
-# the squares of a bitboard (engine.jit.inline_popcount writes it out where it is hot)
+# the squares of a bitboard (engine.jit.for_bitboard_form writes it out where it is hot)
 popcount = _signed_popcount if SIGNED else bit_count
 
 

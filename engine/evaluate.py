@@ -35,7 +35,7 @@ from engine.bitboard import (ALL_SQUARES, BIT63, BB_FILES, BB_FILE_A, BB_FILE_H,
                              NOT_KING_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
                              machine_int, popcount, to_bitboard, unsigned)
 from engine.endgame import EXACT, endgame_verdict
-from engine.jit import inline_popcount, not_inlined, plain_bitboards
+from engine.jit import for_bitboard_form, not_inlined
 from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
 from engine.tunables import apply_overrides
 from engine.types import WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
@@ -619,8 +619,7 @@ def evaluate(pos):
 # cost 0.04 us and 10 bytes, not 0.19 us and 2 KB (engine.jit now has PyPy inline
 # nothing, so a hit is a call of that small frame).
 @not_inlined
-@inline_popcount
-@plain_bitboards
+@for_bitboard_form
 def _evaluate(pos, key, slot):
     """evaluate() for a position not in the cache; stores it there."""
     bbs = pos.bbs

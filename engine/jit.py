@@ -12,12 +12,12 @@ default is set back (``BASILISK_JIT=MAX_UNROLL_RECURSION=7``).
 Such a call is not free: the caller allocates the callee's frame, sized by its locals (about
 2 KB for the evaluation), at every call.  So a cheap early exit (a cache probe) belongs in a
 small function of its own, in front of the large one (engine.evaluate does this), and
-``inline_popcount`` writes the bitboard popcount, a small function called many times, out
+``for_bitboard_form`` writes the bitboard popcount, a small function called many times, out
 in place in the function that calls it.
 
-The signed form needs a test for h8 alone in each walk over a set; ``plain_bitboards``
-compiles a function again without them on CPython, where they are dead.  Both rewrite the
-source of a top-level function at import, once; each acts in one form only.
+The signed form also needs a test for h8 alone in each walk over a set; on CPython, where
+they are dead, ``for_bitboard_form`` compiles the function again without them instead.
+Either way it rewrites the source of a top-level function at import, once.
 """
 
 import os
@@ -101,20 +101,6 @@ def _write_out_popcounts(text):
     return "".join(out), count
 
 
-def inline_popcount(function):
-    """Decorator: in the signed bitboard form (PyPy's), ``function`` compiled again from its
-    source with each ``popcount(x)`` call written out in place.  PyPy traces every Python
-    function on its own (MAX_UNROLL_RECURSION above), so each popcount would be a call with
-    a frame: written out in the evaluation, 1.10x fewer instructions a node warm, for at
-    most about 60 ms more at import (docs/measurements.md, "Speed", session 60).  In the
-    plain form (CPython), where popcount is int.bit_count itself, or where the source cannot
-    be read, ``function`` as it is.  Put it beneath other decorators but plain_bitboards:
-    it compiles the function alone (a top-level function, its own decorators left out)."""
-    if not SIGNED:
-        return function
-    return _recompiled(function, _write_out_popcounts)
-
-
 # The tests the signed form needs for h8 alone (engine.bitboard), as the engine writes them,
 # and what each is in the plain form, where a bitboard is never negative and h8 is 1 << 63
 # like any other square: the walk from the top bit's sign test, the lowest bit of a set, the
@@ -136,16 +122,23 @@ def drop_sign_guards(text):
     return text, count
 
 
-def plain_bitboards(function):
-    """Decorator: in the plain bitboard form (CPython's), ``function`` compiled again from its
-    source without the tests only the signed form needs for h8 (drop_sign_guards): each is a
-    comparison of a 64-bit int, which CPython does not specialise (the search 1.1% fewer
-    instructions a node, docs/measurements.md, "Speed", session 89).  In the signed form,
-    or where the source cannot be read, ``function`` as it is.  Put it beneath every other
-    decorator: it compiles the function alone (a top-level function, its decorators left out)."""
-    if SIGNED:
-        return function
-    return _recompiled(function, drop_sign_guards)
+def for_bitboard_form(function):
+    """Decorator: ``function`` compiled again from its source for the bitboard form in use.
+
+    Signed (PyPy's): each ``popcount(x)`` call written out in place.  PyPy traces every
+    Python function on its own (MAX_UNROLL_RECURSION above), so each popcount would be a
+    call with a frame: written out in the evaluation, 1.10x fewer instructions a node warm,
+    for at most about 60 ms more at import (docs/measurements.md, "Speed", session 60).
+
+    Plain (CPython's): without the tests only the signed form needs for h8
+    (drop_sign_guards), each a comparison of a 64-bit int, which CPython does not
+    specialise: the search 1.1% fewer instructions a node (docs/measurements.md, "Speed",
+    session 89).  popcount is int.bit_count itself there and stays a call.
+
+    ``function`` as it is where the source cannot be read or holds nothing to rewrite.  Put
+    it beneath every other decorator: it compiles the function alone (a top-level function,
+    its decorators left out)."""
+    return _recompiled(function, _write_out_popcounts if SIGNED else drop_sign_guards)
 
 
 def _recompiled(function, rewrite):

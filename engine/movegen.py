@@ -21,7 +21,7 @@ from engine.bitboard import (ALL_SQUARES, BIT63, BB_SQUARES, BB_FILE_A, BB_FILE_
                              BB_RANK_6, BB_RANK_8, BETWEEN, LINE, KNIGHT_ATTACKS, KING_ATTACKS,
                              PAWN_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
                              NOT_KING_ATTACKS, ROOK_RAYS, BISHOP_RAYS, squares_of, to_bitboard)
-from engine.jit import not_inlined, plain_bitboards
+from engine.jit import for_bitboard_form, not_inlined
 from engine.types import (WHITE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
                           PROMO_KNIGHT, PROMO_BISHOP, PROMO_ROOK, PROMO_QUEEN, TO_SHIFT,
                           FLAG_SHIFT, MOVE_CAPTURE, MOVE_DOUBLE_PUSH, MOVE_EP)
@@ -44,7 +44,7 @@ _NOT_FILE_A = BB_FILE_A ^ ALL_SQUARES
 _NOT_FILE_H = BB_FILE_H ^ ALL_SQUARES
 
 
-@plain_bitboards
+@for_bitboard_form
 def _king_danger(bbs, us, ksq, ours, occupied):
     """(checkers, pinned) for the side ``us``, its king on ``ksq``: what the legality filter
     needs."""
@@ -70,7 +70,7 @@ def _king_danger(bbs, us, ksq, ours, occupied):
     return checkers, pinned
 
 
-@plain_bitboards
+@for_bitboard_form
 def _king_moves(pos, us, ksq, targets, append):
     """King moves to ``targets`` (already without own pieces): each tested with the king
     lifted off the board."""
@@ -101,7 +101,7 @@ def _king_moves(pos, us, ksq, targets, append):
 
 # traced on its own under PyPy, as Position.make (the figures there)
 @not_inlined
-@plain_bitboards
+@for_bitboard_form
 def generate_moves(pos, quiets=True):
     """Legal moves of the side to move (only captures and queen promotions if not quiets)."""
     if not quiets:
@@ -261,7 +261,7 @@ def generate_moves(pos, quiets=True):
 
 
 @not_inlined
-@plain_bitboards
+@for_bitboard_form
 def generate_captures(pos):
     """Legal captures, en passant and queen promotions (quiescence search's moves).
 

@@ -20,7 +20,7 @@ victim.
 
 from engine.bitboard import (BIT63, BB_SQUARES, PAWN_ATTACKS, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE,
                              ROOK_MASK, BISHOP_TABLE, BISHOP_MASK)
-from engine.jit import plain_bitboards
+from engine.jit import for_bitboard_form
 from engine.types import PAWN, QUEEN, KING, MAX_PLY, SQ_MASK, TO_SHIFT, is_castle, promotion_type
 
 # Piece values for exchanges (index = piece type); the king's is large so that
@@ -46,7 +46,7 @@ QUEEN_PROMOTION = 40_000    # above every capture within the good band
 PAWN_HISTORY_BUCKETS = 512
 
 
-@plain_bitboards
+@for_bitboard_form
 def see_ge(pos, move, threshold=0):
     """Does the exchange started by move win at least threshold (Stockfish's swap loop)?
 

@@ -94,7 +94,7 @@ def test_recursion_is_not_unrolled_where_there_is_a_jit():
 # attribute of the same name (left alone), and a line to raise on.
 _POPCOUNT_SAMPLE = '''
 from engine.bitboard import popcount
-from engine.jit import inline_popcount
+from engine.jit import for_bitboard_form
 
 
 class Holder:
@@ -103,7 +103,7 @@ class Holder:
         return -1
 
 
-@inline_popcount
+@for_bitboard_form
 def counts(a, b, fail=False):
     """popcount(a) and friends."""
     # popcount(a) in a comment stays a comment
@@ -183,19 +183,19 @@ def test_popcounts_are_left_as_calls_in_the_plain_form():
         return popcount(bb)
 
     if SIGNED:
-        assert jit.inline_popcount(plain) is plain     # defined in a function: no top-level def
+        assert jit.for_bitboard_form(plain) is plain     # defined in a function: no top-level def
     else:
-        assert jit.inline_popcount(plain) is plain and popcount is int.bit_count
+        assert jit.for_bitboard_form(plain) is plain and popcount is int.bit_count
 
 
 # A module with each sign guard of engine.jit._SIGN_GUARDS as the engine writes them, and
 # a line to raise on.
 _GUARD_SAMPLE = '''
 from engine.bitboard import BB_SQUARES, BIT63
-from engine.jit import plain_bitboards
+from engine.jit import for_bitboard_form
 
 
-@plain_bitboards
+@for_bitboard_form
 def walk(b_, caps, fail=False):
     """b_ walked from its top square; caps h8 first."""
     squares, lows, several = [], [], bool(b_ & (b_ - 1) and b_ != BIT63)
@@ -226,7 +226,7 @@ def _compares(function):
 
 
 def test_sign_guards_are_dropped_in_the_plain_form_and_walk_the_same(tmp_path, monkeypatch):
-    """In the plain form (CPython's) a function under plain_bitboards is compiled again
+    """In the plain form (CPython's) a function under for_bitboard_form is compiled again
     without the tests for h8 alone: it finds the same squares, lowest bits and "two or
     more" answers as the original for every bitboard, h8 included, with fewer comparisons,
     and keeps its docstring and the lines its tracebacks name."""
@@ -254,7 +254,7 @@ def test_sign_guards_are_dropped_in_the_plain_form_and_walk_the_same(tmp_path, m
 
 
 def test_every_sign_guard_of_the_hot_functions_is_dropped():
-    """The move generators, the exchange evaluator and the evaluation carry plain_bitboards:
+    """The move generators, the exchange evaluator and the evaluation carry for_bitboard_form:
     in the plain form none of them loads BIT63 any more and each has fewer comparisons,
     and the rewrite of each one's source leaves no guard as the engine writes them (a new
     guard written another way would stay, costing CPython its comparison)."""
@@ -269,7 +269,6 @@ def test_every_sign_guard_of_the_hot_functions_is_dropped():
                      _evaluate):
         original = getattr(function, "__wrapped__", function)
         if not SIGNED:
-            original = function.__wrapped__
             assert function is not original, function.__name__
             assert not any(i.argval == "BIT63" for i in dis.get_instructions(function))
             assert _compares(function) < _compares(original)
@@ -290,7 +289,7 @@ print(json.dumps([hasattr(f, "__wrapped__") for f in (engine.movegen.generate_mo
 
 def test_sign_guards_stay_in_the_signed_form():
     """In the signed form (PyPy's; BASILISK_SIGNED_BITBOARDS=1 here) the guards are needed:
-    plain_bitboards leaves each function as it is."""
+    for_bitboard_form leaves each function as it is."""
     env = dict(os.environ, BASILISK_SIGNED_BITBOARDS="1")
     out = subprocess.run([sys.executable, "-c", _SIGNED_FORM_CHILD], cwd=ROOT, env=env,
                          capture_output=True, text=True, check=True).stdout
