@@ -366,7 +366,9 @@ def _pawn_sets(wp, bp):
 
 def _pawn_entry(wp, bp):
     """(packed white-view pawn score, white attacks, black attacks, white passed, black passed,
-    king-square cache, white outposts, black outposts)."""
+    king-square cache, white outposts, black outposts, white pushes, white safe squares,
+    black pushes, black safe squares): the pushes are the squares one step ahead of the
+    pawns push_threats moves (empty or not), the safe squares those no enemy pawn attacks."""
     w_att, b_att, sets = _pawn_sets(wp, bp)
     score = 0
     for color, sign in ((WHITE, 1), (BLACK, -1)):
@@ -384,7 +386,9 @@ def _pawn_entry(wp, bp):
             s += PASSED_PACKED[((low.bit_length() - 1) ^ flip) >> 3]
         score += sign * s
     w_out, b_out = outpost_squares(w_att, b_att)
-    return score, w_att, b_att, sets[WHITE][0], sets[BLACK][0], {}, w_out, b_out
+    return (score, w_att, b_att, sets[WHITE][0], sets[BLACK][0], {}, w_out, b_out,
+            (wp & _PUSH_FROM_WHITE) << 8, b_att ^ ALL_SQUARES,
+            (bp & _PUSH_FROM_BLACK) >> 8, w_att ^ ALL_SQUARES)
 
 
 def _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq, pawn_ending):
@@ -633,7 +637,8 @@ def _evaluate(pos, key, slot):
         if len(_pawn_cache) >= PAWN_CACHE_SIZE:
             _pawn_cache.clear()
         entry = _pawn_cache[pawn_key] = _pawn_entry(wp, bp)
-    s, w_patt, b_patt, w_passed, b_passed, king_terms, w_outposts, b_outposts = entry
+    (s, w_patt, b_patt, w_passed, b_passed, king_terms, w_outposts, b_outposts,
+     w_pushes, w_push_safe, b_pushes, b_push_safe) = entry
     wksq = wk.bit_length() - 1
     bksq = bk.bit_length() - 1
     phase = popcount(wn | bn | wb | bb) + 2 * popcount(wr | br) + 4 * popcount(wq | bq)
@@ -828,10 +833,17 @@ def _evaluate(pos, key, slot):
                     s -= SAFE_STOP_PACKED * (5 - (sq >> 3))
 
     if PUSH_THREAT_PACKED:
-        # pawn push threats: about 1.5 us an evaluation on CPython (the calls 0.1 of it)
-        s += PUSH_THREAT_PACKED * (
-            popcount(push_threats(WHITE, wp, occ, w_patt, b_patt) & b_pieces)
-            - popcount(push_threats(BLACK, bp, occ, w_patt, b_patt) & w_pieces))
+        # pawn push threats: push_threats() written out, on the pawn entry's pushes and safe
+        # squares (CPython 1.1% fewer instructions a node; PyPy 0.5% more, where four unused
+        # items in the entry alone cost 0.9%)
+        empty = occ ^ ALL_SQUARES
+        push = w_pushes & empty
+        push = (push | ((push & _RANK_3) << 8) & empty) & w_push_safe
+        threats = popcount(((push << 7) & _PUSH_NOT_H | (push << 9) & _PUSH_NOT_A) & b_pieces)
+        push = b_pushes & empty
+        push = (push | ((push & _RANK_6) >> 8) & empty) & b_push_safe
+        s += PUSH_THREAT_PACKED * (threats - popcount(
+            ((push >> 9) & _PUSH_NOT_H | (push >> 7) & _PUSH_NOT_A) & w_pieces))
     turn_sign = 1 - 2 * pos.turn                    # WHITE = 0: 1, BLACK = 1: -1
     if TEMPO_PACKED:
         s += turn_sign * TEMPO_PACKED
