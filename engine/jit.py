@@ -17,7 +17,9 @@ in place in the function that calls it.
 
 The signed form also needs a test for h8 alone in each walk over a set; on CPython, where
 they are dead, ``for_bitboard_form`` compiles the function again without them instead.
-Either way it rewrites the source of a top-level function at import, once.
+The other way round, a test that skips work only CPython gains from skipping (PyPy's JIT
+makes each branch a path of its own) is marked ``# plain form only`` and tests True in the
+signed form.  Either way it rewrites the source of a top-level function at import, once.
 """
 
 import os
@@ -122,6 +124,23 @@ def drop_sign_guards(text):
     return text, count
 
 
+# An if statement's test marked as worth asking in the plain form only, and what it is in
+# the signed form (its body then always runs)
+_PLAIN_ONLY_TEST = re.compile(r"\bif [^\n]+?:(?=[ \t]*# plain form only\b)")
+
+
+def keep_plain_only_bodies(text):
+    """text with each test marked "# plain form only" made True; (text, how many)."""
+    return _PLAIN_ONLY_TEST.subn("if True:", text)
+
+
+def _signed_form(text):
+    """The signed form's rewrite: popcounts written out, plain-only tests made True."""
+    text, written = _write_out_popcounts(text)
+    text, kept = keep_plain_only_bodies(text)
+    return text, written + kept
+
+
 def for_bitboard_form(function):
     """Decorator: ``function`` compiled again from its source for the bitboard form in use.
 
@@ -129,6 +148,7 @@ def for_bitboard_form(function):
     Python function on its own (MAX_UNROLL_RECURSION above), so each popcount would be a
     call with a frame: written out in the evaluation, 1.10x fewer instructions a node warm,
     for at most about 60 ms more at import (docs/measurements.md, "Speed", session 60).
+    And each ``if ...:  # plain form only`` becomes ``if True:`` (keep_plain_only_bodies).
 
     Plain (CPython's): without the tests only the signed form needs for h8
     (drop_sign_guards), each a comparison of a 64-bit int, which CPython does not
@@ -138,7 +158,7 @@ def for_bitboard_form(function):
     ``function`` as it is where the source cannot be read or holds nothing to rewrite.  Put
     it beneath every other decorator: it compiles the function alone (a top-level function,
     its decorators left out)."""
-    return _recompiled(function, _write_out_popcounts if SIGNED else drop_sign_guards)
+    return _recompiled(function, _signed_form if SIGNED else drop_sign_guards)
 
 
 def _recompiled(function, rewrite):

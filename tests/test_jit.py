@@ -294,3 +294,53 @@ def test_sign_guards_stay_in_the_signed_form():
     out = subprocess.run([sys.executable, "-c", _SIGNED_FORM_CHILD], cwd=ROOT, env=env,
                          capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[false, false, false]"
+
+
+_PLAIN_ONLY_SAMPLE = '''
+from engine.jit import for_bitboard_form
+
+
+@for_bitboard_form
+def count(bb, table):
+    """How many of the tests let their body run."""
+    ran = 0
+    if bb:                                  # plain form only
+        ran += 1
+    if table[1:2] == [bb]:                  # plain form only
+        ran += 1
+    if bb:
+        ran += 10
+    return ran
+'''
+
+
+def test_plain_only_tests_are_true_in_the_signed_form_only(tmp_path):
+    """A test marked "# plain form only" skips its body in the plain form (CPython's) as
+    written; in the signed form (PyPy's) it is True, so the body always runs there.  An
+    unmarked test is asked in both forms; a colon inside the test is no end of it."""
+    text, count = jit.keep_plain_only_bodies(_PLAIN_ONLY_SAMPLE)
+    assert count == 2 and text.count("if True:") == 2 and "    if bb:\n        ran += 10" in text
+    (tmp_path / "plain_only_sample.py").write_text(_PLAIN_ONLY_SAMPLE)
+    child = ("import plain_only_sample as s, engine.bitboard as b; "
+             "print(b.SIGNED, s.count(0, [5, 7]), s.count(7, [5, 7]))")
+    forms = set()
+    for signed in ("0", "1"):       # PyPy runs the signed form whatever the variable says
+        env = dict(os.environ, BASILISK_SIGNED_BITBOARDS=signed,
+                   PYTHONPATH=os.pathsep.join([str(tmp_path), ROOT]))
+        form, *answers = subprocess.run([sys.executable, "-c", child], cwd=ROOT, env=env,
+                                        capture_output=True, text=True, check=True).stdout.split()
+        assert answers == (["2", "12"] if form == "True" else ["0", "12"])
+        forms.add(form)
+    assert "True" in forms
+
+
+def test_the_evaluation_marks_its_plain_only_tests():
+    """The evaluation's shortcuts for CPython (the push-threat reach, outposts, threats) are
+    marked, so PyPy computes those terms without the branches."""
+    import inspect
+    from engine.evaluate import _evaluate
+    text, count = jit.keep_plain_only_bodies(inspect.getsource(getattr(_evaluate, "__wrapped__",
+                                                                       _evaluate)))
+    assert count >= 6
+    assert all("if True:" in line for line in text.split("\n")
+               if line.strip().startswith("if") and "# plain form only" in line)
