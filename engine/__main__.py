@@ -5,7 +5,7 @@ import sys
 import time
 
 from engine import __version__
-from engine.runtime import restart_if_needed
+from engine.runtime import restart_if_needed, tune_collector
 
 USAGE = """usage: basilisk                    the UCI engine on stdin/stdout
        basilisk bench [depth]      search the bench positions; prints the node count
@@ -72,6 +72,7 @@ def main(argv=None):
     """Run what the command line asks; the exit status."""
     if argv is None:            # the process's own command line: it may start again first
         restart_if_needed()
+    tune_collector()
     argv = list(sys.argv[1:] if argv is None else argv)
     from engine.uci import ENGINE_NAME, main as uci_main    # after the restart: 20 ms on PyPy
     if not argv:

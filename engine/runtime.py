@@ -1,4 +1,9 @@
-"""Interpreter settings that only a process start can give: applied by starting again.
+"""Interpreter settings for the engine's processes, made at their start.
+
+CPython's cyclic garbage collector looks at the young container objects (tuples, lists)
+every ``GC_THRESHOLD`` allocations of them (``tune_collector``).  The search makes several a
+node, none of them in a cycle, so at CPython's default of 700 it spent about 0.85% of its
+instructions collecting: as much as turning the collector off saves.
 
 PyPy sizes its nursery (where every new object is born; a minor collection empties it) from
 the cache size that /proc/cpuinfo reports, and virtual machines report it oddly: some a
@@ -30,6 +35,17 @@ NURSERY_VARIABLE = "PYPY_GC_NURSERY"
 # many times NURSERY (the nursery then takes at most a quarter of it)
 CACHE_PER_NURSERY = 4
 CACHE_DIRECTORY = "/sys/devices/system/cpu/cpu0/cache"
+# Young-generation collections every this many container allocations (CPython's default 700):
+# `run_bench(depth=5)` 0.85% fewer instructions, the same as with the collector off
+GC_THRESHOLD = 10000
+
+
+def tune_collector():
+    """Collect young objects every GC_THRESHOLD allocations (CPython; PyPy has its own
+    collector, with no such setting)."""
+    if sys.implementation.name == "cpython":
+        import gc
+        gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
 def pypy_nursery_bytes():

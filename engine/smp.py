@@ -35,6 +35,7 @@ import threading
 import time
 from multiprocessing import shared_memory
 
+from engine.runtime import tune_collector
 from engine.search import Searcher, BENCH_POSITIONS, WARM_UP, WARM_UP_HASH_MB, line_score, warm_up
 from engine.timeman import Limits
 from engine.tt import SharedTranspositionTable, entry_count, new_table
@@ -500,6 +501,7 @@ def _warm_up(searcher, inbox):
 def helper_main(argv=None):
     """A helper process (argv: shared block name, table entries, helper index): search
     what the main process sends on stdin until it says quit or the pipe closes."""
+    tune_collector()
     shm_name, entries, index = argv or sys.argv[1:4]
     entries, index = int(entries), int(index)
     commands = sys.stdin.buffer

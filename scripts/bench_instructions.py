@@ -11,7 +11,8 @@ script says which way a change goes and by how much, reproducibly.
     python scripts/bench_instructions.py --a WORK --b WORK --b-python pypy3 --b-warm 6
 
 Each side runs in its own process under callgrind with instrumentation off: it imports the
-engine, runs ``--warm`` `run_bench()` searches (a JIT compiles its traces there), switches
+engine, sets CPython's collector as the engine's entry point does (engine.runtime, where the
+revision has it), runs ``--warm`` `run_bench()` searches (a JIT compiles its traces there), switches
 instrumentation on (``callgrind_control -i on``), runs ``--benches`` more and switches it
 off.  So the import, start-up and warm-up are not counted.  The two sides run at once.
 Prints each side's instructions, nodes and instructions a node, and the ratio A/B (above 1:
@@ -36,6 +37,11 @@ CHILD = r"""
 import os, subprocess, sys
 sys.path.insert(0, {path!r})
 from engine.search import run_bench
+try:                    # what the engine's entry point sets up, where the revision has it
+    from engine.runtime import tune_collector
+    tune_collector()
+except ImportError:
+    pass
 
 def instrument(state):
     subprocess.run(["callgrind_control", "-i", state, str(os.getpid())],

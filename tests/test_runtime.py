@@ -120,3 +120,29 @@ def test_the_engine_runs_with_a_small_nursery():
         assert int(restarted) == runtime.NURSERY_BYTES
     else:
         assert setting is None
+
+
+_COLLECTOR_PROBE = r"""
+import gc, sys
+from engine import runtime
+threshold = getattr(gc, "get_threshold", lambda: (0,))    # PyPy's gc has none
+before = threshold()
+import engine.__main__ as entry
+calls = []
+entry.tune_collector = lambda: (calls.append(1), runtime.tune_collector())
+entry.main(["--version"])
+print(sys.implementation.name, before[0], threshold()[0], len(calls))
+"""
+
+
+def test_the_entry_point_lets_cpythons_collector_run_less_often():
+    """The engine's command line sets the young-generation threshold to GC_THRESHOLD on
+    CPython (PyPy's collector has no such setting: it is called there and does nothing)."""
+    out = subprocess.run([sys.executable, "-c", _COLLECTOR_PROBE], cwd=REPO,
+                         capture_output=True, text=True, check=True).stdout.split()
+    name, before, after, calls = out[-4], int(out[-3]), int(out[-2]), int(out[-1])
+    assert calls == 1
+    if name == "cpython":
+        assert before != runtime.GC_THRESHOLD and after == runtime.GC_THRESHOLD
+    else:
+        assert after == before
