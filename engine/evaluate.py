@@ -366,9 +366,11 @@ def _pawn_sets(wp, bp):
 
 def _pawn_entry(wp, bp):
     """(packed white-view pawn score, white attacks, black attacks, white passed, black passed,
-    king-square cache, white outposts, black outposts, white pushes, white safe squares,
-    black pushes, black safe squares): the pushes are the squares one step ahead of the
-    pawns push_threats moves (empty or not), the safe squares those no enemy pawn attacks."""
+    king-square cache, white outposts, black outposts, then per colour (white's first) the
+    pushes, safe squares and reach of push_threats): the pushes are the squares one step
+    ahead of the pawns push_threats moves (empty or not), the safe squares those no enemy
+    pawn attacks, the reach what the pushed pawns could attack with every square in front
+    of them empty (a superset of push_threats' answer)."""
     w_att, b_att, sets = _pawn_sets(wp, bp)
     score = 0
     for color, sign in ((WHITE, 1), (BLACK, -1)):
@@ -849,7 +851,8 @@ def _evaluate(pos, key, slot):
     if PUSH_THREAT_PACKED:
         # pawn push threats: push_threats() written out, on the pawn entry's pushes and safe
         # squares (CPython 1.1% fewer instructions a node; PyPy 0.5% more, where four unused
-        # items in the entry alone cost 0.9%)
+        # items in the entry alone cost 0.9%), and on CPython only where an enemy piece
+        # stands within the pawns' reach (about 55% of evaluations a side; 0.7% fewer)
         empty = occ ^ ALL_SQUARES
         if w_push_reach & b_pieces:                 # plain form only
             push = w_pushes & empty

@@ -12,9 +12,9 @@ script says which way a change goes and by how much, reproducibly.
 
 Each side runs in its own process under callgrind with instrumentation off: it imports the
 engine, sets CPython's collector as the engine's entry point does (engine.runtime, where the
-revision has it), runs ``--warm`` `run_bench()` searches (a JIT compiles its traces there), switches
-instrumentation on (``callgrind_control -i on``), runs ``--benches`` more and switches it
-off.  So the import, start-up and warm-up are not counted.  The two sides run at once.
+revision has it), runs ``--warm`` `run_bench()` searches (a JIT compiles its traces there),
+switches instrumentation on (``callgrind_control -i on``), runs ``--benches`` more and
+switches it off.  So the import, start-up and warm-up are not counted.  The two sides run at once.
 Prints each side's instructions, nodes and instructions a node, and the ratio A/B (above 1:
 B spends fewer instructions a node).  Needs valgrind (Debian: ``apt install valgrind``).
 Under callgrind CPython runs about 40 times slower and PyPy's JIT about 40 times (its
