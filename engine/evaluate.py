@@ -369,8 +369,8 @@ def _pawn_entry(wp, bp):
     king-square cache, white outposts, black outposts, then per colour (white's first) the
     pushes, safe squares and reach of push_threats): the pushes are the squares one step
     ahead of the pawns push_threats moves (empty or not), the safe squares those no enemy
-    pawn attacks, the reach what the pushed pawns could attack with every square in front
-    of them empty (a superset of push_threats' answer)."""
+    pawn attacks, the reach push_threats' answer on a board without pieces (a superset of
+    its answer on any board with these pawns)."""
     w_att, b_att, sets = _pawn_sets(wp, bp)
     score = 0
     for color, sign in ((WHITE, 1), (BLACK, -1)):
@@ -390,13 +390,9 @@ def _pawn_entry(wp, bp):
     w_out, b_out = outpost_squares(w_att, b_att)
     w_pushes, w_safe = (wp & _PUSH_FROM_WHITE) << 8, b_att ^ ALL_SQUARES
     b_pushes, b_safe = (bp & _PUSH_FROM_BLACK) >> 8, w_att ^ ALL_SQUARES
-    # what push_threats could reach were every square in front of the pawns empty
-    w_reach = (w_pushes | (w_pushes & _RANK_3) << 8) & w_safe
-    w_reach = (w_reach << 7) & _PUSH_NOT_H | (w_reach << 9) & _PUSH_NOT_A
-    b_reach = (b_pushes | (b_pushes & _RANK_6) >> 8) & b_safe
-    b_reach = (b_reach >> 9) & _PUSH_NOT_H | (b_reach >> 7) & _PUSH_NOT_A
     return (score, w_att, b_att, sets[WHITE][0], sets[BLACK][0], {}, w_out, b_out,
-            w_pushes, w_safe, w_reach, b_pushes, b_safe, b_reach)
+            w_pushes, w_safe, push_threats(WHITE, wp, 0, w_att, b_att),
+            b_pushes, b_safe, push_threats(BLACK, bp, 0, w_att, b_att))
 
 
 def _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq, pawn_ending):
