@@ -241,6 +241,8 @@ def nearest_pawn_distance(ksq, pawns):
 
 # scale_rule()'s answers with a fixed factor (the opposite-bishops rule adds per passed pawn
 # and the few-pawns rule per pawn)
+# can the few-pawns rule (scale_rule's last) scale a score below SCALE_NORMAL?
+_FEW_PAWNS_SCALE = SCALE_FEW_PAWNS + SCALE_PER_PAWN < SCALE_NORMAL or SCALE_PER_PAWN < 0
 SCALE_BY_RULE = {"SCALE_PAWNLESS_MINOR": SCALE_PAWNLESS_MINOR,
                  "SCALE_PAWNLESS_V_MINOR": SCALE_PAWNLESS_V_MINOR,
                  "SCALE_PAWNLESS_V_PIECES": SCALE_PAWNLESS_V_PIECES,
@@ -871,8 +873,11 @@ def _evaluate(pos, key, slot):
         eg = winnable(eg, complexity)
     # from the side to move's view: negated before the floor division, so it is symmetric
     score = turn_sign * (mg * phase + eg * (24 - phase)) // 24        # MAX_PHASE 24
+    # a drawish-ending rule can apply only where the side ahead has no pawns or both sides
+    # have bishops (opposite-coloured: scale_rule), unless the few-pawns rule is on
     if score and phase <= SCALE_MAX_PHASE:
-        score = _scaled(pos, score, w_passed, b_passed)
+        if _FEW_PAWNS_SCALE or wb and bb or not (wp if score * turn_sign > 0 else bp):  # plain form only
+            score = _scaled(pos, score, w_passed, b_passed)
     score += drive
     _eval_keys[slot] = key
     _eval_scores[slot] = score

@@ -322,13 +322,13 @@ def test_king_moves_over_cached_pawns_match_reference():
 
 def test_fast_path_matches_reference_with_every_weight_switched_on():
     """Tempo and rook files at other weights than the fitted ones, odd percentages (rounding
-    per piece) and the king attack without a queen, on both paths."""
+    per piece), the king attack without a queen and the few-pawns scale on, on both paths."""
     fens = POSITIONS[:250] + _ABLATION_EXTRA
     results = _probe(fens, "TEMPO=15:5,ROOK_OPEN_FILE=25:10,ROOK_SEMI_OPEN_FILE=12:6,"
                            "MOBILITY_PERCENT=37,KING_ATTACK_PERCENT=153,KING_ATTACK_NEEDS_QUEEN=0,"
                            "OUTPOST_KNIGHT=31:17,OUTPOST_BISHOP=13:7,MINOR_BEHIND_PAWN=13:3,"
                            "PAWNLESS_FLANK=-17:-41,"
-                           "PAWN_STORM=0:-7:-31:-23:-11:5:3:0")
+                           "PAWN_STORM=0:-7:-31:-23:-11:5:3:0,SCALE_FEW_PAWNS=36")
     for fen, r in zip(fens, results):
         assert r["eval"] == r["total"], fen
     assert any(r["rows"]["king storm"] != [0, 0] for r in results)
@@ -337,6 +337,8 @@ def test_fast_path_matches_reference_with_every_weight_switched_on():
     assert any(r["rows"]["outposts"] != [0, 0] for r in results)
     assert any(r["rows"]["minor behind pawn"] != [0, 0] for r in results)
     assert any(r["rows"]["king: pawnless flank"] != [0, 0] for r in results)
+    # the few-pawns rule (36 + 7 per pawn of the side ahead) scales where no other rule can
+    assert any(r["scale"] in (43, 50) for r in results)
 
 
 def test_reference_attacks_match_python_chess():
