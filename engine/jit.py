@@ -19,9 +19,12 @@ The signed form also needs a test for h8 alone in each walk over a set; on CPyth
 they are dead, ``for_bitboard_form`` compiles the function again without them instead.
 The other way round, a test that skips work only CPython gains from skipping (PyPy's JIT
 makes each branch a path of its own) is marked ``# plain form only`` and tests True in the
-signed form.  Either way it rewrites the source of a top-level function at import, once.
+signed form.  And a loop over literal rows of locals marked ``# unrolled in the plain form``
+is written out row by row there, so CPython neither builds nor unpacks the rows (PyPy's
+trace never builds them).  Each rewrites the source of a top-level function at import, once.
 """
 
+import ast
 import os
 import re
 
@@ -158,10 +161,126 @@ def for_bitboard_form(function):
     ``function`` as it is where the source cannot be read or holds nothing to rewrite.  Put
     it beneath every other decorator: it compiles the function alone (a top-level function,
     its decorators left out)."""
-    return _recompiled(function, _signed_form if SIGNED else drop_sign_guards)
+    return _recompiled(function, _signed_form if SIGNED else drop_sign_guards,
+                       unroll=not SIGNED)
 
 
-def _recompiled(function, rewrite):
+# A for loop over literal rows, marked on its first line, written out row by row in the plain
+# form: each loop name read as its row's value (a name or a constant put in its place, any
+# other expression assigned to the loop name first), so CPython builds and unpacks no rows
+_UNROLL_MARK = "# unrolled in the plain form"
+
+
+def _simple(node):
+    """Can node stand in for a loop name wherever that name is read (a name, a constant, a
+    negated constant)?"""
+    return (isinstance(node, (ast.Name, ast.Constant))
+            or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+            and isinstance(node.operand, ast.Constant))
+
+
+# What a row's value may be made of: names, constants and operators on them
+_PURE_NODES = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
+               ast.IfExp, ast.Load, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
+
+
+def _pure(value, stored):
+    """Does value read only names outside ``stored`` through operators (no call, no
+    subscript or attribute, whose answer the body might change)?"""
+    return all(isinstance(node, _PURE_NODES)
+               and not (isinstance(node, ast.Name) and node.id in stored)
+               for node in ast.walk(value))
+
+
+def _read_as(statements, values):
+    """statements with each read of a name in ``values`` replaced by its value, in place
+    (a value node may stand in several places: compile() does not mind)."""
+    for statement in statements:
+        for node in ast.walk(statement):
+            for field, child in ast.iter_fields(node):
+                if isinstance(child, ast.Name) and child.id in values and isinstance(child.ctx, ast.Load):
+                    setattr(node, field, values[child.id])
+                elif isinstance(child, list):
+                    for i, item in enumerate(child):
+                        if (isinstance(item, ast.Name) and item.id in values
+                                and isinstance(item.ctx, ast.Load)):
+                            child[i] = values[item.id]
+    return statements
+
+
+def _unrolled(loop, bodies):
+    """The statements that run ``loop``'s body once per row (``bodies``: a separate copy of
+    the body for each row), or None where it cannot be written out (not a tuple of names
+    over a tuple of rows as long, an else, a break or continue, a function or class inside,
+    a row's name reassigned in the body, or a row's value other than operators on names
+    the body does not assign)."""
+    names, rows = loop.target, loop.iter
+    if (loop.orelse or not isinstance(names, ast.Tuple) or not isinstance(rows, ast.Tuple)
+            or not all(isinstance(name, ast.Name) for name in names.elts)
+            or not all(isinstance(row, ast.Tuple) and len(row.elts) == len(names.elts)
+                       for row in rows.elts)):
+        return None
+    inner = [node for statement in loop.body for node in ast.walk(statement)]
+    if any(isinstance(node, (ast.Break, ast.Continue, ast.FunctionDef, ast.Lambda,
+                             ast.ClassDef, ast.AsyncFunctionDef)) for node in inner):
+        return None
+    stored = {node.id for node in inner
+              if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+    # the loop makes every row before its first pass: written out, a row's values are
+    # read at its own pass, the same only where they read nothing the body changes
+    if any(name.id in stored for name in names.elts) or not all(
+            _pure(value, stored) for row in rows.elts for value in row.elts):
+        return None
+    statements = []
+    for row, body in zip(rows.elts, bodies):
+        values = {}
+        for name, value in zip(names.elts, row.elts):
+            if _simple(value):
+                values[name.id] = value
+            else:
+                target = ast.copy_location(ast.Name(name.id, ast.Store()), value)
+                statements.append(ast.copy_location(ast.Assign(targets=[target], value=value),
+                                                    value))
+        statements.extend(_read_as(body, values))
+    return statements
+
+
+def _marked_loops(tree, marked):
+    """(statement list, index) of each for loop of tree whose first line is in marked."""
+    found = []
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            statements = getattr(node, field, None)
+            if isinstance(statements, list):
+                found.extend((statements, i) for i, statement in enumerate(statements)
+                             if isinstance(statement, ast.For) and statement.lineno in marked)
+    return found
+
+
+def unroll_marked_loops(source, filename="<unrolled>"):
+    """(the module AST of source with its marked loops written out, how many).  Each row
+    gets its own copy of the body from a parse of its own (ast.parse is C; deep copies of
+    the tree cost the evaluation's import 40 ms)."""
+    tree = ast.parse(source, filename)
+    marked = {number for number, line in enumerate(source.split("\n"), 1)
+              if _UNROLL_MARK in line}
+    loops = _marked_loops(tree, marked) if marked else []
+    # from the last, so that writing one out leaves the indices of those before it
+    for statements, i in sorted(loops, key=lambda place: place[1], reverse=True):
+        loop = statements[i]
+        bodies = [loop.body]
+        for _ in range(len(loop.iter.elts) - 1 if isinstance(loop.iter, ast.Tuple) else 0):
+            copy_of = _marked_loops(ast.parse(source, filename), {loop.lineno})
+            bodies.append(copy_of[0][0][copy_of[0][1]].body)
+        written = _unrolled(loop, bodies)
+        if written is None:
+            raise SyntaxError("a loop marked %r cannot be written out (line %d)"
+                              % (_UNROLL_MARK, loop.lineno))
+        statements[i:i + 1] = written
+    return tree, len(loops)
+
+
+def _recompiled(function, rewrite, unroll=False):
     """``function`` compiled again from the source that ``rewrite(source) -> (source, count)``
     makes of its own, on the lines it stands on (so tracebacks name them), with its
     docstring and defaults, and the original as ``__wrapped__``; ``function`` itself where
@@ -181,15 +300,21 @@ def _recompiled(function, rewrite):
     while end < len(lines) and (not lines[end].strip() or lines[end][0] in " \t#"):
         end += 1
     text, count = rewrite("\n".join(lines[start:end]))
-    if not count:
-        return function
+    if unroll:
+        # the plain form's loops written out (the count checked after the source is made)
+        count += _UNROLL_MARK in text
     # def _make(bit_count): <the function>; return it, on the lines the function stands on;
     # bit_count a closure cell (the written-out popcounts use it), no new module name
     body = "\n".join("    " + line if line else line for line in text.split("\n"))
     source = ("\n" * (start - 1) + "def _make(bit_count):\n" + body
               + "\n    return %s\n" % function.__name__)
+    if not count:
+        return function
+    tree = source
+    if unroll and _UNROLL_MARK in source:
+        tree = unroll_marked_loops(source, code.co_filename)[0]
     made = {}
-    exec(compile(source, code.co_filename, "exec"), function.__globals__, made)
+    exec(compile(tree, code.co_filename, "exec"), function.__globals__, made)
     written = made["_make"](bit_count)
     written.__doc__ = function.__doc__
     written.__defaults__ = function.__defaults__

@@ -344,3 +344,89 @@ def test_the_evaluation_marks_its_plain_only_tests():
     assert count >= 6
     assert all("if True:" in line for line in text.split("\n")
                if line.strip().startswith("if") and "# plain form only" in line)
+
+
+# A loop over literal rows marked to be written out, each kind of value a row may hold: a
+# name, a constant, a negated constant and an expression (assigned first).
+_UNROLL_SAMPLE = '''
+from engine.jit import for_bitboard_form
+
+
+@for_bitboard_form
+def sides(a, b, table):
+    """Each row's sum, kept by its index."""
+    out = [0, 0]
+    if a < 0 and a != -1:       # a sign guard to drop, so the plain form is compiled again
+        a = -a
+    first_a, first_b = table
+    for (us, sign, own, both, first) in (  # unrolled in the plain form
+            (0, 1, a, a + b, first_a),
+            (1, -1, b, a * b, first_b)):
+        total = own
+        k = 0
+        while k < both:
+            total += sign * first
+            k += 1
+        out[us] = total
+    if a == 99:
+        raise ValueError("line of the raise")
+    return out
+'''
+
+
+def _loops(function):
+    import dis
+    return sum(1 for i in dis.get_instructions(function) if i.opname == "FOR_ITER")
+
+
+def test_a_marked_loop_is_written_out_in_the_plain_form(tmp_path, monkeypatch):
+    """In the plain form (CPython's) the marked loop is written out row by row (no loop is
+    left), and the function answers as written, tracebacks naming its own lines; in the
+    signed form the loop stays."""
+    from engine.bitboard import SIGNED
+    (tmp_path / "unroll_sample.py").write_text(_UNROLL_SAMPLE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import unroll_sample
+    sides = unroll_sample.sides
+    original = getattr(sides, "__wrapped__", sides)        # the signed form: not compiled again
+    assert _loops(original) == 1
+    assert _loops(sides) == (1 if SIGNED else 0)
+    for a in range(-3, 6):
+        for b in range(0, 5):
+            assert sides(a, b, [3, 5]) == original(a, b, [3, 5]), (a, b)
+    try:
+        sides(99, 0, [0, 0])
+    except ValueError:
+        import traceback
+        assert traceback.extract_tb(sys.exc_info()[2])[-1].line == 'raise ValueError("line of the raise")'
+
+
+def test_a_marked_loop_that_cannot_be_written_out_is_refused():
+    """A marked loop whose body reassigns a row's name or a name a row reads, leaves the
+    loop early, or whose rows call or subscript, is an error at import rather than a
+    silently different function (the loop makes all its rows first)."""
+    import pytest
+    head = ("def f(x, out):\n    for (a, b) in (  # unrolled in the plain form\n"
+            "            (1, x), (2, x)):\n")
+    for body in ("        a += 1\n", "        if b:\n            break\n",
+                 "        x = b + a\n"):
+        with pytest.raises(SyntaxError):
+            jit.unroll_marked_loops(head + body)
+    for rows in ("(1, x[0]), (2, x[1])", "(1, len(x)), (2, 0)"):
+        with pytest.raises(SyntaxError):
+            jit.unroll_marked_loops(head.replace("(1, x), (2, x)", rows) + "        pass\n")
+    source = head + "        y = b + a\n        out.append(y)\n    return out\n"
+    tree, count = jit.unroll_marked_loops(source)
+    written, looped = {}, {}
+    exec(compile(tree, "<unrolled>", "exec"), written)
+    exec(source, looped)
+    assert count == 1 and written["f"](10, []) == looped["f"](10, []) == [11, 12]
+
+
+def test_the_evaluation_writes_out_its_loop_over_the_sides():
+    """The evaluation's loop over the two sides is marked, and in the plain form no loop
+    is left in it."""
+    from engine.bitboard import SIGNED
+    from engine.evaluate import _evaluate
+    assert _loops(_evaluate.__wrapped__) == 1
+    assert _loops(_evaluate) == (1 if SIGNED else 0)
