@@ -715,8 +715,9 @@ def _evaluate(pos, key, slot):
     # mostly empty), it is marked "plain form only": the signed form (PyPy's) tests True
     # there (engine.jit)
     attacks = [0, 0] if safe_stops else None      # what each side attacks, for safe stops
-    for (us, sign, knights, bishops, rooks, queens, own_pawns, enemy_pawns, area, own_ksq,  # unrolled in the plain form
-         enemy_ksq, own_patt, pawn_hits, enemy_queens, enemy_majors, outposts) in (
+    for (us, sign, knights, bishops, rooks, queens,  # unrolled in the plain form
+         own_pawns, enemy_pawns, area, own_ksq, enemy_ksq, own_patt, pawn_hits,
+         enemy_queens, enemy_majors, outposts) in (
             (WHITE, 1, wn, wb, wr, wq, wp, bp, (occ_w | b_patt) ^ ALL_SQUARES,
              wksq, bksq, w_patt,
              w_patt & b_pieces, bq, b_majors, w_outposts),

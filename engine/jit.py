@@ -195,16 +195,17 @@ def _pure(value, stored):
 def _read_as(statements, values):
     """statements with each read of a name in ``values`` replaced by its value, in place
     (a value node may stand in several places: compile() does not mind)."""
+    def read(node):
+        return (isinstance(node, ast.Name) and node.id in values
+                and isinstance(node.ctx, ast.Load))
+
     for statement in statements:
         for node in ast.walk(statement):
             for field, child in ast.iter_fields(node):
-                if isinstance(child, ast.Name) and child.id in values and isinstance(child.ctx, ast.Load):
+                if read(child):
                     setattr(node, field, values[child.id])
                 elif isinstance(child, list):
-                    for i, item in enumerate(child):
-                        if (isinstance(item, ast.Name) and item.id in values
-                                and isinstance(item.ctx, ast.Load)):
-                            child[i] = values[item.id]
+                    child[:] = [values[item.id] if read(item) else item for item in child]
     return statements
 
 
@@ -268,6 +269,10 @@ def unroll_marked_loops(source, filename="<unrolled>"):
     # from the last, so that writing one out leaves the indices of those before it
     for statements, i in sorted(loops, key=lambda place: place[1], reverse=True):
         loop = statements[i]
+        if any(isinstance(node, ast.For) and node.lineno in marked
+               for statement in loop.body for node in ast.walk(statement)):
+            raise SyntaxError("a loop marked %r inside another (line %d)"
+                              % (_UNROLL_MARK, loop.lineno))
         bodies = [loop.body]
         for _ in range(len(loop.iter.elts) - 1 if isinstance(loop.iter, ast.Tuple) else 0):
             copy_of = _marked_loops(ast.parse(source, filename), {loop.lineno})
@@ -300,19 +305,15 @@ def _recompiled(function, rewrite, unroll=False):
     while end < len(lines) and (not lines[end].strip() or lines[end][0] in " \t#"):
         end += 1
     text, count = rewrite("\n".join(lines[start:end]))
-    if unroll:
-        # the plain form's loops written out (the count checked after the source is made)
-        count += _UNROLL_MARK in text
+    count += unroll and _UNROLL_MARK in text
+    if not count:
+        return function
     # def _make(bit_count): <the function>; return it, on the lines the function stands on;
     # bit_count a closure cell (the written-out popcounts use it), no new module name
     body = "\n".join("    " + line if line else line for line in text.split("\n"))
     source = ("\n" * (start - 1) + "def _make(bit_count):\n" + body
               + "\n    return %s\n" % function.__name__)
-    if not count:
-        return function
-    tree = source
-    if unroll and _UNROLL_MARK in source:
-        tree = unroll_marked_loops(source, code.co_filename)[0]
+    tree = unroll_marked_loops(source, code.co_filename)[0] if unroll else source
     made = {}
     exec(compile(tree, code.co_filename, "exec"), function.__globals__, made)
     written = made["_make"](bit_count)

@@ -403,8 +403,8 @@ def test_a_marked_loop_is_written_out_in_the_plain_form(tmp_path, monkeypatch):
 
 def test_a_marked_loop_that_cannot_be_written_out_is_refused():
     """A marked loop whose body reassigns a row's name or a name a row reads, leaves the
-    loop early, or whose rows call or subscript, is an error at import rather than a
-    silently different function (the loop makes all its rows first)."""
+    loop early, or whose rows call or subscript, or one inside another, is an error at
+    import rather than a silently different function (the loop makes all its rows first)."""
     import pytest
     head = ("def f(x, out):\n    for (a, b) in (  # unrolled in the plain form\n"
             "            (1, x), (2, x)):\n")
@@ -415,6 +415,10 @@ def test_a_marked_loop_that_cannot_be_written_out_is_refused():
     for rows in ("(1, x[0]), (2, x[1])", "(1, len(x)), (2, 0)"):
         with pytest.raises(SyntaxError):
             jit.unroll_marked_loops(head.replace("(1, x), (2, x)", rows) + "        pass\n")
+    with pytest.raises(SyntaxError):        # one marked loop inside another
+        jit.unroll_marked_loops(head + head.split("\n", 1)[1].replace("    ", "        ", 1)
+                                .replace("            (", "                (")
+                                .replace("(a, b)", "(c, d)") + "            pass\n")
     source = head + "        y = b + a\n        out.append(y)\n    return out\n"
     tree, count = jit.unroll_marked_loops(source)
     written, looped = {}, {}
