@@ -171,9 +171,9 @@ def generate_moves(pos, quiets=True):
         to = double.bit_length() - 1
         double ^= BB_SQUARES[to]
         append((to - up - up) | TO_BITS[to] | 0x1000)
-    for captures, delta in ((cap_left, up - 1), (cap_right, up + 1)):
-        promo_caps = captures & promo_rank
-        captures ^= promo_caps
+    for targets, delta in ((cap_left, up - 1), (cap_right, up + 1)):  # unrolled in the plain form
+        promo_caps = targets & promo_rank
+        captures = targets ^ promo_caps
         while captures:
             to = captures.bit_length() - 1
             captures ^= BB_SQUARES[to]
@@ -313,9 +313,9 @@ def generate_captures(pos):
         up = -8
     if checkers:
         promo_push &= target
-    for captures, delta in ((cap_left, up - 1), (cap_right, up + 1)):
-        promo_caps = captures & promo_rank
-        captures ^= promo_caps
+    for targets, delta in ((cap_left, up - 1), (cap_right, up + 1)):  # unrolled in the plain form
+        promo_caps = targets & promo_rank
+        captures = targets ^ promo_caps
         while captures:
             to = captures.bit_length() - 1
             captures ^= BB_SQUARES[to]

@@ -427,10 +427,22 @@ def test_a_marked_loop_that_cannot_be_written_out_is_refused():
     assert count == 1 and written["f"](10, []) == looped["f"](10, []) == [11, 12]
 
 
-def test_the_evaluation_writes_out_its_loop_over_the_sides():
-    """The evaluation's loop over the two sides is marked, and in the plain form no loop
-    is left in it."""
+def _unpacks(function):
+    import dis
+    return sum(1 for i in dis.get_instructions(function) if i.opname == "UNPACK_SEQUENCE")
+
+
+def test_the_hot_functions_write_out_their_marked_loops():
+    """The evaluation's loop over the two sides and the generators' loops over the two
+    pawn-capture directions are marked: in the plain form each is written out (its rows no
+    longer unpacked, and the evaluation has no loop left); the signed form keeps them."""
+    import inspect
     from engine.bitboard import SIGNED
     from engine.evaluate import _evaluate
+    from engine.movegen import generate_captures, generate_moves
     assert _loops(_evaluate.__wrapped__) == 1
     assert _loops(_evaluate) == (1 if SIGNED else 0)
+    for function in (_evaluate, generate_moves, generate_captures):
+        original = getattr(function, "__wrapped__", function)    # signed: maybe as written
+        assert jit.unroll_marked_loops(inspect.getsource(original))[1] == 1, function.__name__
+        assert _unpacks(function) == _unpacks(original) - (0 if SIGNED else 1), function.__name__
