@@ -20,8 +20,8 @@ they are dead, ``for_bitboard_form`` compiles the function again without them in
 The other way round, a test that skips work only CPython gains from skipping (PyPy's JIT
 makes each branch a path of its own) is marked ``# plain form only`` and tests True in the
 signed form.  And a loop over literal rows of locals marked ``# unrolled in the plain form``
-is written out row by row there, so CPython neither builds nor unpacks the rows (PyPy's
-trace never builds them).  Each rewrites the source of a top-level function at import, once.
+is written out row by row in the plain form, so CPython neither builds nor unpacks the rows
+(the signed form keeps the loop).  Each rewrites a top-level function at import, once.
 """
 
 import ast
@@ -156,7 +156,8 @@ def for_bitboard_form(function):
     Plain (CPython's): without the tests only the signed form needs for h8
     (drop_sign_guards), each a comparison of a 64-bit int, which CPython does not
     specialise: the search 1.1% fewer instructions a node (docs/measurements.md, "Speed",
-    session 89).  popcount is int.bit_count itself there and stays a call.
+    session 89).  popcount is int.bit_count itself there and stays a call.  And each loop
+    marked ``# unrolled in the plain form`` is written out (unroll_marked_loops).
 
     ``function`` as it is where the source cannot be read or holds nothing to rewrite.  Put
     it beneath every other decorator: it compiles the function alone (a top-level function,
