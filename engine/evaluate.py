@@ -241,8 +241,6 @@ def nearest_pawn_distance(ksq, pawns):
 
 # scale_rule()'s answers with a fixed factor (the opposite-bishops rule adds per passed pawn
 # and the few-pawns rule per pawn)
-# can the few-pawns rule (scale_rule's last) scale a score below SCALE_NORMAL?
-_FEW_PAWNS_SCALE = SCALE_FEW_PAWNS + SCALE_PER_PAWN < SCALE_NORMAL or SCALE_PER_PAWN < 0
 SCALE_BY_RULE = {"SCALE_PAWNLESS_MINOR": SCALE_PAWNLESS_MINOR,
                  "SCALE_PAWNLESS_V_MINOR": SCALE_PAWNLESS_V_MINOR,
                  "SCALE_PAWNLESS_V_PIECES": SCALE_PAWNLESS_V_PIECES,
@@ -508,6 +506,12 @@ def _non_pawn_material(bbs, color):
     b = color << 3
     return (VALUE_KNIGHT_MG * popcount(bbs[b | KNIGHT]) + VALUE_BISHOP_MG * popcount(bbs[b | BISHOP])
             + VALUE_ROOK_MG * popcount(bbs[b | ROOK]) + VALUE_QUEEN_MG * popcount(bbs[b | QUEEN]))
+
+
+# Can the few-pawns rule (scale_rule's last) scale a score below SCALE_NORMAL?  Where it
+# cannot, a rule applies only where the side ahead has no pawns or both sides have bishops:
+# _evaluate asks scale_rule only there (a new rule widens that test too).
+_FEW_PAWNS_SCALE = SCALE_FEW_PAWNS + SCALE_PER_PAWN < SCALE_NORMAL or SCALE_PER_PAWN < 0
 
 
 def scale_rule(pos, strong):
@@ -876,8 +880,7 @@ def _evaluate(pos, key, slot):
         eg = winnable(eg, complexity)
     # from the side to move's view: negated before the floor division, so it is symmetric
     score = turn_sign * (mg * phase + eg * (24 - phase)) // 24        # MAX_PHASE 24
-    # a drawish-ending rule can apply only where the side ahead has no pawns or both sides
-    # have bishops (opposite-coloured: scale_rule), unless the few-pawns rule is on
+    # scale_rule only where one of its rules can apply (see _FEW_PAWNS_SCALE)
     if score and phase <= SCALE_MAX_PHASE:
         if _FEW_PAWNS_SCALE or wb and bb or not (wp if score * turn_sign > 0 else bp):  # plain form only
             score = _scaled(pos, score, w_passed, b_passed)

@@ -276,8 +276,8 @@ def unroll_marked_loops(source, filename="<unrolled>"):
                               % (_UNROLL_MARK, loop.lineno))
         bodies = [loop.body]
         for _ in range(len(loop.iter.elts) - 1 if isinstance(loop.iter, ast.Tuple) else 0):
-            copy_of = _marked_loops(ast.parse(source, filename), {loop.lineno})
-            bodies.append(copy_of[0][0][copy_of[0][1]].body)
+            (fresh, j), = _marked_loops(ast.parse(source, filename), {loop.lineno})
+            bodies.append(fresh[j].body)
         written = _unrolled(loop, bodies)
         if written is None:
             raise SyntaxError("a loop marked %r cannot be written out (line %d)"
