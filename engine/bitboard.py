@@ -50,9 +50,12 @@ def machine_int(x):
 
 
 BB_ALL = (1 << 64) - 1          # the plain 64-bit mask (see unsigned)
-BB_SQUARES = [1 << sq for sq in range(64)]
-BB_FILES = [0x0101010101010101 << f for f in range(8)]
-BB_RANKS = [0xFF << (8 * r) for r in range(8)]
+# The lookup tables are tuples: CPython's engine.jit folds a tuple of ints into the
+# functions that read it, as a constant (no global lookup), and PyPy's JIT reads an
+# immutable table more cheaply (docs/measurements.md, "Speed", session 92)
+BB_SQUARES = tuple(1 << sq for sq in range(64))
+BB_FILES = tuple(0x0101010101010101 << f for f in range(8))
+BB_RANKS = tuple(0xFF << (8 * r) for r in range(8))
 
 
 def _bit_count_fallback(bb):
@@ -110,13 +113,13 @@ def _step_attacks(deltas):
             if 0 <= nf < 8 and 0 <= nr < 8:
                 bb |= 1 << (nr * 8 + nf)
         table.append(bb)
-    return table
+    return tuple(table)
 
 
 KNIGHT_ATTACKS = _step_attacks([(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)])
 KING_ATTACKS = _step_attacks([(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)])
 # PAWN_ATTACKS[colour][sq]: squares a pawn of that colour on sq attacks.
-PAWN_ATTACKS = [_step_attacks([(-1, 1), (1, 1)]), _step_attacks([(-1, -1), (1, -1)])]
+PAWN_ATTACKS = (_step_attacks([(-1, 1), (1, 1)]), _step_attacks([(-1, -1), (1, -1)]))
 
 ROOK_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 BISHOP_DIRECTIONS = ((1, 1), (-1, 1), (1, -1), (-1, -1))
@@ -186,12 +189,14 @@ for _sq in range(64):
     _m, _t = _combined_table(_sq, ((1, 1), (-1, -1)), ((-1, 1), (1, -1)))
     BISHOP_MASK.append(_m)
     BISHOP_TABLE.append(_t)
+ROOK_MASK, ROOK_TABLE = tuple(ROOK_MASK), tuple(ROOK_TABLE)
+BISHOP_MASK, BISHOP_TABLE = tuple(BISHOP_MASK), tuple(BISHOP_TABLE)
 
 
 # Attacks on an empty board: a list lookup that rules out most slider tests before the
 # masked dict lookup.
-ROOK_RAYS = [ROOK_TABLE[sq][0] for sq in range(64)]
-BISHOP_RAYS = [BISHOP_TABLE[sq][0] for sq in range(64)]
+ROOK_RAYS = tuple(ROOK_TABLE[sq][0] for sq in range(64))
+BISHOP_RAYS = tuple(BISHOP_TABLE[sq][0] for sq in range(64))
 
 
 def _lines():
@@ -205,7 +210,7 @@ def _lines():
                 if ray >> b & 1:
                     line[a][b] = full
                     between[a][b] = ray & slider_attacks_slow(b, 0, ((-df, -dr),)) & ~(1 << b)
-    return between, line
+    return tuple(map(tuple, between)), tuple(map(tuple, line))
 
 
 # BETWEEN[a][b]: squares strictly between two aligned squares (0 otherwise).
@@ -230,9 +235,9 @@ def fill_south(bb):
 
 
 def _in_this_form(table):
-    """A table (lists and dicts of bitboards, nested) with every bitboard via to_bitboard."""
-    if isinstance(table, list):
-        return [_in_this_form(item) for item in table]
+    """A table (tuples and dicts of bitboards, nested) with every bitboard via to_bitboard."""
+    if isinstance(table, tuple):
+        return tuple(_in_this_form(item) for item in table)
     if isinstance(table, dict):
         return {key: to_bitboard(value) for key, value in table.items()}
     return to_bitboard(table)
@@ -240,8 +245,8 @@ def _in_this_form(table):
 
 if SIGNED:       # (the slider tables and rays are built in this form)
     (BB_SQUARES, BB_FILES, BB_RANKS, KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, BETWEEN,
-     LINE) = _in_this_form([BB_SQUARES, BB_FILES, BB_RANKS, KNIGHT_ATTACKS, KING_ATTACKS,
-                            PAWN_ATTACKS, BETWEEN, LINE])
+     LINE) = _in_this_form((BB_SQUARES, BB_FILES, BB_RANKS, KNIGHT_ATTACKS, KING_ATTACKS,
+                            PAWN_ATTACKS, BETWEEN, LINE))
 
 # named from the tables, so in this module's form
 BB_FILE_A, BB_FILE_H = BB_FILES[0], BB_FILES[7]
@@ -249,7 +254,7 @@ BB_FILE_A, BB_FILE_H = BB_FILES[0], BB_FILES[7]
 # each later & with it takes CPython's slower path for negative ints (31 against 20 ns);
 # in the signed form -1, so ~x itself
 ALL_SQUARES = -1 if SIGNED else BB_ALL
-NOT_KING_ATTACKS = [att ^ ALL_SQUARES for att in KING_ATTACKS]
+NOT_KING_ATTACKS = tuple(att ^ ALL_SQUARES for att in KING_ATTACKS)
 BB_RANK_1, BB_RANK_2, BB_RANK_3, BB_RANK_4 = BB_RANKS[0], BB_RANKS[1], BB_RANKS[2], BB_RANKS[3]
 BB_RANK_5, BB_RANK_6, BB_RANK_7, BB_RANK_8 = BB_RANKS[4], BB_RANKS[5], BB_RANKS[6], BB_RANKS[7]
 BB_LIGHT_SQUARES = to_bitboard(0x55AA55AA55AA55AA)

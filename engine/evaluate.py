@@ -140,7 +140,7 @@ MOB_QUEEN = _mobility_table(QUEEN)
 # attack units -> centipawns (x 1/10000): the attacker-count weight times the percent knob
 KING_DANGER = tuple(w * KING_ATTACK_PERCENT for w in ATTACKER_WEIGHT)
 
-KING_ZONE = [KING_ATTACKS[sq] | BB_SQUARES[sq] for sq in range(64)]
+KING_ZONE = tuple(KING_ATTACKS[sq] | BB_SQUARES[sq] for sq in range(64))
 
 
 def _shield(color, rank_step):

@@ -21,7 +21,10 @@ The other way round, a test that skips work only CPython gains from skipping (Py
 makes each branch a path of its own) is marked ``# plain form only`` and tests True in the
 signed form.  And a loop over literal rows of locals marked ``# unrolled in the plain form``
 is written out row by row in the plain form, so CPython neither builds nor unpacks the rows
-(the signed form keeps the loop).  Each rewrites a top-level function at import, once.
+(the signed form keeps the loop).  The plain form also reads each module constant (a name
+in capitals holding an int, a bool or a tuple of them) as a constant, not a global: its
+value at import.  Each rewrites a top-level function at import, once; ``refreshed`` does it
+again for a test or script that changes a constant afterwards.
 """
 
 import ast
@@ -156,14 +159,58 @@ def for_bitboard_form(function):
     Plain (CPython's): without the tests only the signed form needs for h8
     (drop_sign_guards), each a comparison of a 64-bit int, which CPython does not
     specialise: the search 1.1% fewer instructions a node (docs/measurements.md, "Speed",
-    session 89).  popcount is int.bit_count itself there and stays a call.  And each loop
-    marked ``# unrolled in the plain form`` is written out (unroll_marked_loops).
+    session 89).  popcount is int.bit_count itself there and stays a call.  Each loop
+    marked ``# unrolled in the plain form`` is written out (unroll_marked_loops), and the
+    module constants it reads are folded in (fold_constants).
 
     ``function`` as it is where the source cannot be read or holds nothing to rewrite.  Put
     it beneath every other decorator: it compiles the function alone (a top-level function,
     its decorators left out)."""
     return _recompiled(function, _signed_form if SIGNED else drop_sign_guards,
-                       unroll=not SIGNED)
+                       plain=not SIGNED)
+
+
+# A module constant's name: capitals (a table of lists or dicts stays a global: no constant
+# can hold it)
+_CONSTANT_NAME = re.compile(r"_?[A-Z][A-Z0-9_]*$")
+
+
+def _constant(value):
+    return type(value) in (int, bool) or (type(value) is tuple
+                                          and all(_constant(item) for item in value))
+
+
+def fold_constants(tree, namespace):
+    """Replace, in place, each read of a module constant (a capitals name whose value in
+    ``namespace``, the function's globals, is an int, a bool or a tuple of them) that tree
+    never binds by that value; the names folded, sorted.  CPython then loads a constant
+    instead of looking up a global, and compiles ``if FLAG:`` on a constant to one branch:
+    the search 1.5% fewer instructions a node with the bitboard tables as tuples
+    (docs/measurements.md, "Speed", session 92).  The value is the one at import: a later
+    assignment to the module's name is not seen until ``refreshed``."""
+    bound = {node.id for node in ast.walk(tree)
+             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+    bound.update(node.arg for node in ast.walk(tree) if isinstance(node, ast.arg))
+    bound.update(alias.asname or alias.name for node in ast.walk(tree)
+                 if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names)
+
+    def folds(node):
+        return (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+                and node.id not in bound and _CONSTANT_NAME.match(node.id)
+                and node.id in namespace and _constant(namespace[node.id]))
+
+    folded = set()
+    for node in ast.walk(tree):
+        for field, child in ast.iter_fields(node):
+            if folds(child):
+                folded.add(child.id)
+                setattr(node, field, ast.copy_location(ast.Constant(namespace[child.id]), child))
+            elif isinstance(child, list):
+                for i, item in enumerate(child):
+                    if folds(item):
+                        folded.add(item.id)
+                        child[i] = ast.copy_location(ast.Constant(namespace[item.id]), item)
+    return tuple(sorted(folded))
 
 
 # A for loop over literal rows, marked on its first line, written out row by row in the plain
@@ -286,11 +333,13 @@ def unroll_marked_loops(source, filename="<unrolled>"):
     return tree, len(loops)
 
 
-def _recompiled(function, rewrite, unroll=False):
+def _recompiled(function, rewrite, plain=False):
     """``function`` compiled again from the source that ``rewrite(source) -> (source, count)``
     makes of its own, on the lines it stands on (so tracebacks name them), with its
-    docstring and defaults, and the original as ``__wrapped__``; ``function`` itself where
-    its source cannot be read, it is not a top-level def, or nothing was rewritten."""
+    docstring and defaults, and the original as ``__wrapped__``; in the plain form its
+    marked loops written out and its module constants folded (``__folded__`` names them).
+    ``function`` itself where its source cannot be read, it is not a top-level def, or
+    nothing was rewritten."""
     code = function.__code__
     try:
         with open(code.co_filename, encoding="utf-8") as source_file:
@@ -306,19 +355,30 @@ def _recompiled(function, rewrite, unroll=False):
     while end < len(lines) and (not lines[end].strip() or lines[end][0] in " \t#"):
         end += 1
     text, count = rewrite("\n".join(lines[start:end]))
-    count += unroll and _UNROLL_MARK in text
-    if not count:
-        return function
     # def _make(bit_count): <the function>; return it, on the lines the function stands on;
     # bit_count a closure cell (the written-out popcounts use it), no new module name
     body = "\n".join("    " + line if line else line for line in text.split("\n"))
     source = ("\n" * (start - 1) + "def _make(bit_count):\n" + body
               + "\n    return %s\n" % function.__name__)
-    tree = unroll_marked_loops(source, code.co_filename)[0] if unroll else source
+    folded = ()
+    if plain:
+        source, unrolled = unroll_marked_loops(source, code.co_filename)
+        folded = fold_constants(source, function.__globals__)
+        count += unrolled + len(folded)
+    if not count:
+        return function
     made = {}
-    exec(compile(tree, code.co_filename, "exec"), function.__globals__, made)
+    exec(compile(source, code.co_filename, "exec"), function.__globals__, made)
     written = made["_make"](bit_count)
     written.__doc__ = function.__doc__
     written.__defaults__ = function.__defaults__
     written.__wrapped__ = function
+    written.__folded__ = folded
     return written
+
+
+def refreshed(function):
+    """``function`` (from for_bitboard_form) compiled again, so that its plain form reads the
+    constants of its module as they are now: for a test or script that changes one after
+    import (the engine itself sets them at import: BASILISK_EVAL and the like)."""
+    return for_bitboard_form(getattr(function, "__wrapped__", function))

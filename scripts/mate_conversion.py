@@ -25,6 +25,7 @@ import engine.endgame  # noqa: E402
 import engine.evaluate  # noqa: E402
 from engine.bitboard import KING_ATTACKS, popcount  # noqa: E402
 from engine.endgame import EXACT, endgame_verdict  # noqa: E402
+from engine.jit import refreshed  # noqa: E402
 from engine.movegen import generate_moves  # noqa: E402
 from engine.position import FenError, Position, board_placement  # noqa: E402
 from engine.search import Searcher, NoDeadline  # noqa: E402
@@ -37,6 +38,8 @@ MATERIAL = {"BN": (BISHOP, KNIGHT), "R": (ROOK,), "Q": (QUEEN,)}
 
 def use_drive(on):
     engine.evaluate.MATING_DRIVE = 1 if on else 0
+    # CPython's evaluation holds the constants it read at import (engine.jit): compile it again
+    engine.evaluate._evaluate = refreshed(engine.evaluate._evaluate)
     engine.evaluate.clear_cache()
 
 

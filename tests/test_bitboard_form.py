@@ -103,7 +103,7 @@ def test_this_form_round_trips_and_counts():
 
 def test_tables_are_in_this_form():
     tables = [bitboard.BB_SQUARES, bitboard.KNIGHT_ATTACKS, bitboard.KING_ATTACKS,
-              bitboard.ROOK_RAYS, bitboard.BISHOP_RAYS] + bitboard.PAWN_ATTACKS + bitboard.LINE
+              bitboard.ROOK_RAYS, bitboard.BISHOP_RAYS, *bitboard.PAWN_ATTACKS, *bitboard.LINE]
     tables += [list(t.values()) for t in bitboard.ROOK_TABLE + bitboard.BISHOP_TABLE]
     for table in tables:
         for bb in table:

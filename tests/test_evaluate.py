@@ -15,6 +15,7 @@ from engine.evaluate import (evaluate, evaluate_terms, game_phase, clear_cache, 
                              DOUBLED, ISOLATED, BACKWARD, THREAT_BY_PAWN, THREAT_BY_MINOR,
                              THREAT_BY_ROOK, SHIELD_NEAR, SHIELD_FAR, TEMPO, SCALE_OCB_BISHOPS_ONLY,
                              SCALE_OCB_PER_PASSER)
+from engine.jit import refreshed
 from engine.movegen import generate_moves
 from engine.position import Position
 from engine.psqt import PSQ, PST_MG, PST_EG, MATERIAL_MG, MATERIAL_EG, pack, unpack
@@ -390,6 +391,8 @@ def test_reference_catches_a_wrong_fast_path_table(bug, monkeypatch):
     path's shows up as a disagreement."""
     module, name, corrupt = WRONG_TABLES[bug]
     monkeypatch.setattr(module, name, corrupt(getattr(module, name)))
+    # the plain form (CPython's) holds the constants it read at import: compile it again
+    monkeypatch.setattr(evaluate_module, "_evaluate", refreshed(evaluate_module._evaluate))
     clear_cache()
     try:
         fens = POSITIONS + [pos.fen() for pos in placed_positions(300, seed=7)]
@@ -439,6 +442,7 @@ def test_known_endgames_replace_the_evaluation(monkeypatch):
         assert evaluate(win) < -300          # black to move, white wins
         assert evaluate_terms(win)["total"] == -evaluate(win)
         monkeypatch.setattr(ev, "ENDGAME_MAX_PHASE", -1)     # undone after the test
+        monkeypatch.setattr(ev, "_evaluate", refreshed(ev._evaluate))   # (engine.jit)
         clear_cache()
         assert evaluate(draw) > 50 and "known result" not in evaluate_terms(draw)
     finally:

@@ -446,3 +446,84 @@ def test_the_hot_functions_write_out_their_marked_loops():
         original = getattr(function, "__wrapped__", function)    # signed: maybe as written
         assert jit.unroll_marked_loops(inspect.getsource(original))[1] == 1, function.__name__
         assert _unpacks(function) == _unpacks(original) - (0 if SIGNED else 1), function.__name__
+
+
+# Module constants of each kind, and names that look like constants but must stay globals
+# (a list, a lowercase name, a parameter, a name the function assigns).
+_FOLD_SAMPLE = '''
+from engine.jit import for_bitboard_form
+
+FLAG = 0
+WEIGHT = 7
+TABLE = (1, 2, (3, 4))
+LIST_TABLE = [10, 20]
+lower = 100
+SHADOWED = 1000
+BIT = 1 << 63
+
+
+@for_bitboard_form
+def score(b_, PARAM=5):
+    """A sum of what it reads."""
+    if b_ < 0 and b_ != -1:     # a sign guard, so the plain form is compiled again
+        b_ = -b_
+    total = WEIGHT + TABLE[2][1] + LIST_TABLE[1] + lower + PARAM + (b_ & BIT > 0)
+    if FLAG:
+        total += no_such_name       # compiled out where FLAG is folded
+    SHADOWED = 1
+    return total + SHADOWED
+'''
+
+
+def _globals_read(function):
+    import dis
+    return {i.argval for i in dis.get_instructions(function) if i.opname == "LOAD_GLOBAL"}
+
+
+def test_module_constants_are_folded_in_the_plain_form(tmp_path, monkeypatch):
+    """In the plain form (CPython's) a function reads each module constant (capitals: an
+    int, a bool, a tuple of them) as its value at import, and an ``if`` on a false one is
+    compiled out; lists, lowercase names, parameters and names it assigns stay as they are.
+    A later change to the module is seen only once the function is refreshed.  The signed
+    form folds nothing."""
+    from engine.bitboard import SIGNED
+    (tmp_path / "fold_sample.py").write_text(_FOLD_SAMPLE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import fold_sample
+    score = fold_sample.score
+    original = getattr(score, "__wrapped__", score)    # the signed form: maybe as written
+    assert score(3) == 7 + 4 + 20 + 100 + 5 + 0 + 1 == original(3)
+    assert score(1 << 63) == original(1 << 63) == 138
+    if SIGNED:
+        assert getattr(score, "__folded__", ()) == ()
+        assert {"WEIGHT", "TABLE", "FLAG"} <= _globals_read(score)
+    else:
+        assert score.__folded__ == ("BIT", "FLAG", "TABLE", "WEIGHT")
+        assert _globals_read(score) == {"LIST_TABLE", "lower"}
+        assert {"WEIGHT", "FLAG", "no_such_name"} <= _globals_read(original)
+    monkeypatch.setattr(fold_sample, "WEIGHT", 8)
+    monkeypatch.setattr(fold_sample, "LIST_TABLE", [10, 30])
+    assert score(3) == (148 if SIGNED else 147)       # the list is read at the call
+    assert jit.refreshed(score)(3) == 148
+    assert getattr(jit.refreshed(jit.refreshed(score)), "__wrapped__", original) is original
+
+
+def test_the_hot_functions_fold_their_constants():
+    """The evaluation, the move generators and the exchange evaluator read their weights,
+    switches and bitboard tables as constants in the plain form: of the globals they read,
+    only functions, caches, the slider tables (lists of dicts) and popcount are left."""
+    from engine.bitboard import SIGNED
+    from engine.evaluate import _evaluate
+    from engine.movegen import generate_captures, generate_moves
+    from engine.ordering import see_ge
+    if SIGNED:
+        return
+    assert {"SAFE_CHECKS_ON", "MOB_KNIGHT", "KNIGHT_ATTACKS", "BB_SQUARES",
+            "KING_ZONE"} <= set(_evaluate.__folded__)
+    import builtins
+    for function in (_evaluate, generate_moves, generate_captures, see_ge):
+        module = sys.modules[function.__module__]
+        left = {name for name in _globals_read(function)
+                if not hasattr(builtins, name) and not callable(getattr(module, name))}
+        assert left <= {"ROOK_TABLE", "BISHOP_TABLE", "_pawn_cache", "_eval_keys",
+                        "_eval_scores"}, (function.__name__, left)

@@ -3,6 +3,7 @@
 import random
 
 import engine.ordering as ordering
+from engine.jit import refreshed
 from engine.movegen import generate_moves
 from engine.notation import parse_uci_move
 from engine.position import Position
@@ -31,6 +32,8 @@ def test_see_ge_scales_with_the_see_value_table(monkeypatch):
     before = [[ordering.see_ge(pos, m, t) for t in thresholds] for pos, m in cases]
     assert any(any(row) and not all(row) for row in before)     # some exchanges are close
     monkeypatch.setattr(ordering, "SEE_VALUE", tuple(2 * v for v in ordering.SEE_VALUE))
+    # the plain form (CPython's) holds the constants it read at import: compile it again
+    monkeypatch.setattr(ordering, "see_ge", refreshed(ordering.see_ge))
     after = [[ordering.see_ge(pos, m, 2 * t) for t in thresholds] for pos, m in cases]
     assert len(cases) > 300 and after == before
 
