@@ -20,6 +20,7 @@ import struct
 
 from engine.bitboard import PAWN_ATTACKS, squares_of
 from engine.movegen import generate_moves
+from engine.streams import os_path
 from engine.types import WHITE, BLACK, PAWN, KING, CASTLE_KING, CASTLE_QUEEN, PROMOTION
 from engine.zobrist import POLYGLOT_RANDOM
 
@@ -168,18 +169,19 @@ def _read_book_file(path):
         raise BookError("no book file given")
     shown = repr(path)
     try:
-        info = os.stat(path)
+        info = os.stat(os_path(path))
         # a FIFO or device could block or never end: only a regular file is read
         if not stat.S_ISREG(info.st_mode):
             raise BookError("book file %s is not a regular file" % shown)
         if info.st_size > MAX_BOOK_BYTES:
             raise BookError("book file %s is too big (%d bytes; at most %d)"
                             % (shown, info.st_size, MAX_BOOK_BYTES))
-        with open(path, "rb") as handle:
+        with open(os_path(path), "rb") as handle:
             # the size stat() gave: read(n) with a much larger n costs PyPy ~0.5 s
             data = handle.read(info.st_size)
-    except OSError as exc:
-        raise BookError("cannot read book file %s: %s" % (shown, exc.strerror or exc)) from None
+    except (OSError, ValueError) as exc:       # ValueError: a NUL in the name
+        raise BookError("cannot read book file %s: %s" % (shown, getattr(exc, "strerror", None)
+                                                          or exc)) from None
     if not data:
         raise BookError("book file %s is empty" % shown)
     if len(data) % ENTRY_BYTES:

@@ -25,6 +25,18 @@ MAX_LINE_BYTES = 1 << 20        # a longer input line is rejected whole
 SIGNAL_SLICE_SECONDS = 0.1
 
 
+def os_path(path):
+    """A file name from a command (a str) as the OS takes it: as it is where the file-system
+    encoding can spell it, else, on POSIX, its UTF-8 bytes.  (PyPy under the C locale spells
+    file names in ASCII, so 'livres-\xe9/book.bin' could not be opened there; CPython
+    switches that locale to UTF-8 itself.)"""
+    try:
+        path.encode(sys.getfilesystemencoding(), "surrogateescape")
+        return path
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape") if os.name == "posix" else path
+
+
 class _MainThreadWaits:
     """Counts the waits the main thread is in: only there may a signal handler raise
     KeyboardInterrupt (engine.uci), since everywhere else it could land halfway through
@@ -148,6 +160,7 @@ class Output:
         self.text = stream
         self.lock = threading.Lock()
         self.log_file = None
+        self.log_name = ""
         self.broken = False
 
     def write_lines(self, lines):
@@ -179,7 +192,7 @@ class Output:
     def set_log(self, path):
         """Copy everything to the file at path from now on (appending); '' or None: stop.
         A file that cannot be opened raises OSError and leaves the current log as it was."""
-        new_file = open(path, "a", encoding="utf-8") if path else None
+        new_file = open(os_path(path), "a", encoding="utf-8") if path else None
         with self.lock:
             if self.log_file is not None:
                 try:
@@ -187,12 +200,12 @@ class Output:
                 except OSError:
                     pass
             self.log_file = new_file
+            self.log_name = path if path else ""
 
     @property
     def log_path(self):
         """The file the log goes to ('' when there is none)."""
-        log_file = self.log_file
-        return log_file.name if log_file is not None else ""
+        return self.log_name
 
     def log_input(self, line):
         self.log_lines("<< ", [line.rstrip("\r\n")])

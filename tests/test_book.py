@@ -564,6 +564,43 @@ def test_a_book_file_under_home_is_found(tmp_path, oracle):
     assert_book_move(move, lines, oracle)
 
 
+def test_file_names_the_file_system_encoding_cannot_spell_go_as_utf8(monkeypatch):
+    """PyPy under the C locale spells file names in ASCII: a name it cannot spell goes to
+    the OS as UTF-8 bytes (POSIX), one it can as it is."""
+    import sys
+    from engine.streams import os_path
+    monkeypatch.setattr(sys, "getfilesystemencoding", lambda: "ascii")
+    assert os_path("/tmp/books/a.bin") == "/tmp/books/a.bin"
+    assert os_path("/tmp/livres-\xe9/a.bin") == (
+        "/tmp/livres-\xe9/a.bin".encode("utf-8") if os.name == "posix" else "/tmp/livres-\xe9/a.bin")
+
+
+def test_a_book_and_a_log_in_a_folder_named_in_other_letters(tmp_path, oracle):
+    """Under the C locale (a container, cron, `env -i`) a Book File and a Debug Log File in
+    a folder whose name is not ASCII still open, on PyPy too (a traceback and no book, once)."""
+    folder = tmp_path / "livres-\xe9"
+    folder.mkdir()
+    shutil.copyfile(BOOK, folder / "book.bin")
+    env = {name: value for name, value in os.environ.items()
+           if not name.startswith("LC_") and name != "LANG"}
+    env["LC_ALL"] = "C"
+    session = Session(env=env)
+    try:
+        session.send("uci")
+        session.expect("uciok")
+        session.send("setoption name Debug Log File value %s" % (folder / "log.txt"))
+        session.send("setoption name OwnBook value true")
+        session.send("setoption name Book File value %s" % (folder / "book.bin"))
+        session.send("position startpos")
+        session.send("go depth 1")
+        move, _, lines = session.bestmove()
+        assert errors(session.transcript) == [], session.transcript
+    finally:
+        session.close()
+    assert_book_move(move, lines, oracle)
+    assert "<< go depth 1" in (folder / "log.txt").read_text(encoding="utf-8")
+
+
 # ---------------------------------------------------------------------- python-chess as client
 def test_python_chess_client_gets_book_moves(protocol_problems, oracle, tmp_path):
     engine = basilisk()
