@@ -22,14 +22,18 @@ makes each branch a path of its own) is marked ``# plain form only`` and tests T
 signed form.  And a loop over literal rows of locals marked ``# unrolled in the plain form``
 is written out row by row in the plain form, so CPython neither builds nor unpacks the rows
 (the signed form keeps the loop).  The plain form also reads each module constant (a name
-in capitals holding an int, a bool or a tuple of them) as a constant, not a global: its
-value at import.  Each rewrites a top-level function at import, once; ``refreshed`` does it
-again for a test or script that changes a constant afterwards.
+in capitals holding an int, a bool or a flat tuple of them) as a constant, not a global: its
+value at import; ``for_plain_form`` does the same for a method.  Each rewrites at
+import, once; ``refreshed`` does it again for a test or script that changes a constant
+afterwards.
 """
 
 import ast
+import inspect
+import linecache
 import os
 import re
+import textwrap
 
 from engine.bitboard import SIGNED, bit_count
 from engine.tunables import apply_overrides
@@ -176,40 +180,54 @@ _CONSTANT_NAME = re.compile(r"_?[A-Z][A-Z0-9_]*$")
 
 
 def _constant(value):
+    """An int, a bool or a flat tuple of them (a nested table would cost the import more to
+    compile, for every function that folds it, than its reads gain)."""
     return type(value) in (int, bool) or (type(value) is tuple
-                                          and all(_constant(item) for item in value))
+                                          and all(type(item) in (int, bool) for item in value))
 
 
 def fold_constants(tree, namespace):
     """Replace, in place, each read of a module constant (a capitals name whose value in
-    ``namespace``, the function's globals, is an int, a bool or a tuple of them) that tree
+    ``namespace``, the function's globals, is an int, a bool or a flat tuple of them) that tree
     never binds by that value; the names folded, sorted.  CPython then loads a constant
     instead of looking up a global, and compiles ``if FLAG:`` on a constant to one branch:
     the search 1.5% fewer instructions a node with the bitboard tables as tuples
     (docs/measurements.md, "Speed", session 92).  The value is the one at import: a later
     assignment to the module's name is not seen until ``refreshed``."""
-    bound = {node.id for node in ast.walk(tree)
-             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
-    bound.update(node.arg for node in ast.walk(tree) if isinstance(node, ast.arg))
-    bound.update(alias.asname or alias.name for node in ast.walk(tree)
-                 if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names)
-
-    def folds(node):
-        return (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-                and node.id not in bound and _CONSTANT_NAME.match(node.id)
-                and node.id in namespace and _constant(namespace[node.id]))
-
-    folded = set()
-    for node in ast.walk(tree):
-        for field, child in ast.iter_fields(node):
-            if folds(child):
-                folded.add(child.id)
-                setattr(node, field, ast.copy_location(ast.Constant(namespace[child.id]), child))
-            elif isinstance(child, list):
-                for i, item in enumerate(child):
-                    if folds(item):
-                        folded.add(item.id)
-                        child[i] = ast.copy_location(ast.Constant(namespace[item.id]), item)
+    # one pass over the tree (it runs for every hot function at import): the names read,
+    # each with the node and field that hold it, and the names bound
+    reads, bound = [], set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if type(node) is ast.arg:
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update(alias.asname or alias.name for alias in node.names)
+        for field in node._fields:
+            child = getattr(node, field, None)
+            for i, item in enumerate(child) if type(child) is list else ((None, child),):
+                if type(item) is ast.Name:
+                    if type(item.ctx) is ast.Load:
+                        reads.append((node, field, i, item))
+                    else:
+                        bound.add(item.id)
+                elif isinstance(item, ast.AST):
+                    stack.append(item)
+    folded, constants = set(), {}
+    for node, field, i, name in reads:
+        if name.id not in constants:        # a table is looked at once, not at every read
+            value = namespace.get(name.id, namespace)       # (the namespace: no constant)
+            constants[name.id] = (name.id not in bound and _CONSTANT_NAME.match(name.id)
+                                  and _constant(value))
+        if constants[name.id]:
+            value = namespace[name.id]
+            constant = ast.copy_location(ast.Constant(value), name)
+            if i is None:
+                setattr(node, field, constant)
+            else:
+                getattr(node, field)[i] = constant
+            folded.add(name.id)
     return tuple(sorted(folded))
 
 
@@ -377,8 +395,60 @@ def _recompiled(function, rewrite, plain=False):
     return written
 
 
+def for_plain_form(method):
+    """Decorator for a method (or any function for_bitboard_form does not suit): in the
+    plain form (CPython's) ``method`` is compiled again with the module constants it reads
+    folded in (fold_constants); the signed form takes it as it is.  Put it beneath every
+    other decorator: they are not run again on the new function."""
+    return method if SIGNED else _folded_method(method)
+
+
+def _folded_method(method):
+    """``method`` compiled again from its source with the module constants it reads folded
+    in, on its own lines (tracebacks name them); ``method`` itself where its source cannot
+    be read, it has cells, or it reads no constant."""
+    code = method.__code__
+    lines = linecache.getlines(code.co_filename)
+    first = code.co_firstlineno - 1
+    while first < len(lines) and lines[first].lstrip().startswith("@"):
+        first += 1                      # its decorators: the class's own code ran them
+    head = lines[first] if first < len(lines) else ""
+    if code.co_freevars or not head.lstrip().startswith("def %s(" % method.__name__):
+        return method       # a closure (super()), or its source is not where its code says
+    indent = len(head) - len(head.lstrip())
+    end = first + 1         # the block: blank lines and lines indented deeper than the def
+    while end < len(lines) and (not lines[end].strip()
+                                or len(lines[end]) - len(lines[end].lstrip()) > indent):
+        end += 1
+    if max(line for _, _, line in code.co_lines() if line) > end:
+        return method       # (a comment as far left as the def, inside it)
+    tree = ast.parse("\n" * first + textwrap.dedent("".join(lines[first:end])))
+    folded = fold_constants(tree, method.__globals__)
+    if not folded:
+        return method
+    made = {}
+    exec(compile(tree, method.__code__.co_filename, "exec"), method.__globals__, made)
+    written = made[method.__name__]
+    written.__qualname__ = method.__qualname__
+    written.__defaults__ = method.__defaults__
+    written.__kwdefaults__ = method.__kwdefaults__
+    written.__wrapped__ = method
+    written.__folded__ = folded
+    return written
+
+
 def refreshed(function):
-    """``function`` (from for_bitboard_form) compiled again, so that its plain form reads the
-    constants of its module as they are now: for a test or script that changes one after
-    import (the engine itself sets them at import: BASILISK_EVAL and the like)."""
-    return for_bitboard_form(getattr(function, "__wrapped__", function))
+    """``function`` (from for_bitboard_form, or a method from for_plain_form) compiled
+    again, so that its plain form reads the constants of its module as they are now: for a
+    test or script that changes one after import (the engine itself sets them at import:
+    BASILISK_EVAL and the like)."""
+    original = getattr(function, "__wrapped__", function)
+    if "." in original.__qualname__:
+        return _folded_method(original) if not SIGNED else original
+    return for_bitboard_form(original)
+
+
+def refreshed_methods(cls):
+    """{name: refreshed(method)} for each method of cls that for_plain_form compiled."""
+    return {name: refreshed(method) for name, method in vars(cls).items()
+            if inspect.isfunction(method) and hasattr(method, "__wrapped__")}

@@ -20,7 +20,7 @@ victim.
 
 from engine.bitboard import (BIT63, BB_SQUARES, PAWN_ATTACKS, KNIGHT_ATTACKS, KING_ATTACKS, ROOK_TABLE,
                              ROOK_MASK, BISHOP_TABLE, BISHOP_MASK)
-from engine.jit import for_bitboard_form
+from engine.jit import for_bitboard_form, for_plain_form
 from engine.types import PAWN, QUEEN, KING, MAX_PLY, SQ_MASK, TO_SHIFT, is_castle, promotion_type
 
 # Piece values for exchanges (index = piece type); the king's is large so that
@@ -189,6 +189,7 @@ class MoveOrderer:
         for k in self.killers:
             k[0] = k[1] = 0
 
+    @for_plain_form
     def score(self, pos, moves, ply, counter_move):
         """One ordering score per move (see the bands in the module docstring)."""
         board = pos.board
@@ -235,6 +236,7 @@ class MoveOrderer:
                        else UNDER_PROMOTION)
         return scores
 
+    @for_plain_form
     def score_captures(self, pos, moves):
         """MVV-LVA only (quiescence search skips losing captures itself)."""
         board = pos.board
@@ -242,6 +244,7 @@ class MoveOrderer:
         return [((board[m >> 6 & 63] & 7 or 1) * 8 - (board[m & 63] & 7)
                  + (100 if m & 0x8000 else 0)) for m in moves]
 
+    @for_plain_form
     def update(self, pos, best, depth, ply, quiets_tried, prev_move, captures_tried):
         """A quiet move caused a beta cutoff: reward it, punish the quiets and captures
         tried before it."""
@@ -291,6 +294,7 @@ class MoveOrderer:
         h = history[i]
         history[i] = h + bonus - h * bonus // HISTORY_MAX
 
+    @for_plain_form
     def update_captures(self, pos, best, depth, captures_tried):
         """Capture history: reward the capture ``best`` that caused a beta cutoff (0: a
         quiet move did) and punish the captures tried before it, by (piece, to, victim)."""
@@ -306,6 +310,7 @@ class MoveOrderer:
             else:
                 capture_history[i] = h - bonus - h * bonus // HISTORY_MAX
 
+    @for_plain_form
     def counter_move(self, pos, prev_move):
         if not prev_move:
             return 0

@@ -15,7 +15,7 @@ from engine.bitboard import (BIT63, BB_SQUARES, BB_RANK_1, BB_RANK_8, BETWEEN, L
                              ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
                              ROOK_RAYS, BISHOP_RAYS,
                              BB_LIGHT_SQUARES, BB_DARK_SQUARES, popcount, squares_of)
-from engine.jit import not_inlined
+from engine.jit import for_plain_form, not_inlined
 from engine.psqt import PSQ
 from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
                           W_PAWN, W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN,
@@ -210,6 +210,7 @@ class Position:
     def king_square(self, color):
         return self.bbs[color << 3 | KING].bit_length() - 1
 
+    @for_plain_form
     def attackers_to(self, sq, occupied):
         """Pieces of both colours attacking sq given an occupancy."""
         bbs = self.bbs
@@ -222,6 +223,7 @@ class Position:
                 | (BISHOP_TABLE[sq][occupied & BISHOP_MASK[sq]]
                    & (bbs[BISHOP] | bbs[QUEEN] | bbs[8 | BISHOP] | bbs[8 | QUEEN])))
 
+    @for_plain_form
     def is_attacked(self, sq, by_color, occupied=None):
         """Is sq attacked by a piece of by_color (with an optional changed occupancy)?"""
         bbs = self.bbs
@@ -239,6 +241,7 @@ class Position:
         ksq = self.bbs[us << 3 | KING].bit_length() - 1
         return self.attackers_to(ksq, self.occ[0] | self.occ[1]) & self.occ[us ^ 1]
 
+    @for_plain_form
     def in_check(self):
         """Is the side to move in check?  (is_attacked written out for the king: the search
         asks after every move, and the call and the king test cost ~25% more.  The occupancy
@@ -262,6 +265,7 @@ class Position:
                 return True
         return False
 
+    @for_plain_form
     def check_squares(self):
         """(check_sq, discoverers, ksq): what decides whether a quiet move checks the
         opponent's king on ksq, computed once for all the moves of a node.
@@ -293,6 +297,7 @@ class Position:
                 discoverers |= blockers
         return check_sq, discoverers & self.occ[us], ksq
 
+    @for_plain_form
     def gives_check(self, move, check_info=None):
         """Would this move check the opponent?  Exact for quiet moves, double pushes and
         plain captures; castling, en passant and promotions answer True (the caller plays
@@ -311,6 +316,7 @@ class Position:
         us = self.turn
         return bool(PAWN_ATTACKS[us ^ 1][ep] & self.bbs[us << 3 | PAWN])
 
+    @for_plain_form
     def ep_is_legal(self):
         """Is there a legal en-passant capture (what FEN output shows, as python-chess does)?"""
         ep = self.ep
@@ -352,6 +358,7 @@ class Position:
                     return True
         return False
 
+    @for_plain_form
     def is_repetition_draw(self, ply):
         """Does the search score this position, ``ply`` plies below its root, as a draw by
         repetition?  Stockfish's rule: yes if it occurred before inside the search (fewer
@@ -373,6 +380,7 @@ class Position:
                 seen = True
         return False
 
+    @for_plain_form
     def has_game_cycle(self, ply):
         """Can the side to move repeat an earlier position (one the search counts as a draw,
         see is_repetition_draw) with one move?  Stockfish's upcoming-repetition test: a draw seen
@@ -424,6 +432,7 @@ class Position:
                     return True
         return False
 
+    @for_plain_form
     def has_pieces(self):
         """Is there a knight, bishop, rook or queen on the board (not only kings and pawns)?"""
         bbs = self.bbs
@@ -431,6 +440,7 @@ class Position:
         return bool(bbs[W_ROOK] or bbs[B_ROOK] or bbs[W_KNIGHT] or bbs[B_KNIGHT]
                     or bbs[W_BISHOP] or bbs[B_BISHOP] or bbs[W_QUEEN] or bbs[B_QUEEN])
 
+    @for_plain_form
     def has_insufficient_material(self):
         """Neither side can possibly mate: K v K, K+minor v K, or bishops all on one colour."""
         bbs = self.bbs
@@ -447,6 +457,7 @@ class Position:
     # make, unmake and the two generators are traced on their own (engine.jit; the mark
     # matters only with PyPy's default inlining, where it gave 1.10x: measurements.md)
     @not_inlined
+    @for_plain_form
     def make(self, move):
         """Play a (legal) move. Undo with unmake()."""
         board = self.board
@@ -526,6 +537,7 @@ class Position:
             self.castling = new_castling
         return key
 
+    @for_plain_form
     def _make_special(self, move, fr, to, flag, piece, captured, us, key, psq):
         """Promotions, en passant and castling (the slow path of make); returns (key, psq)."""
         board = self.board
@@ -589,6 +601,7 @@ class Position:
         return key, psq
 
     @not_inlined
+    @for_plain_form
     def unmake(self):
         """Take back the last make() (a null move is taken back by unmake_null())."""
         (move, captured, self.castling, self.ep, self.halfmove, self.key, self.psq,
@@ -649,6 +662,7 @@ class Position:
             board[fr] = king
             board[to] = rook
 
+    @for_plain_form
     def make_null(self):
         """Pass the move (for null-move pruning; never while in check)."""
         ep = self.ep
@@ -663,6 +677,7 @@ class Position:
         self.halfmove += 1
         self.turn ^= 1
 
+    @for_plain_form
     def unmake_null(self):
         _, _, self.castling, self.ep, self.halfmove, self.key, self.psq = self.stack.pop()[:7]
         self.turn ^= 1

@@ -28,7 +28,7 @@ import time
 
 from engine.bitboard import LINE
 from engine.evaluate import evaluate, clear_cache as clear_eval_cache
-from engine.jit import not_inlined, nodes_searched
+from engine.jit import for_plain_form, not_inlined, nodes_searched
 from engine.movegen import generate_moves, generate_captures, is_legal_move
 from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
 from engine.position import Position
@@ -538,6 +538,7 @@ class Searcher:
         return best_score, best_pv
 
     # ------------------------------------------------------------------ interior nodes
+    @for_plain_form
     def _search(self, pos, depth, alpha, beta, ply, cut_node, in_check):
         """in_check: is the side to move in check (the parent knows it already)."""
         # Step 1. horizon, upcoming repetition (a move back to an earlier position makes a
@@ -665,6 +666,7 @@ class Searcher:
         return self._moves(pos, depth, alpha, beta, ply, pv_node, cut_node, in_check, tt_move,
                            static_eval, raw_eval, improving)
 
+    @for_plain_form
     def _moves(self, pos, depth, alpha, beta, ply, pv_node, cut_node, in_check, tt_move,
                static_eval, raw_eval, improving):
         """Steps 6 and 7 of _search.  A function of its own because PyPy's JIT traces the
@@ -912,6 +914,7 @@ class Searcher:
     # Under PyPy both quiescence functions are traced on their own, not inside their callers
     # (engine.jit; the mark matters only with PyPy's default inlining, where it gave 1.21x)
     @not_inlined
+    @for_plain_form
     def _qsearch(self, pos, alpha, beta, ply, in_check):
         """in_check: as in _search (always a bool: PyPy's JIT compiles one path per type);
         in check, the node is searched by _evasions."""
@@ -1000,6 +1003,7 @@ class Searcher:
         return best_score
 
     @not_inlined
+    @for_plain_form
     def _evasions(self, pos, alpha, beta, ply):
         """Quiescence in check: every evasion, no stand-pat.  A loop of its own keeps the
         capture loop free of in-check tests (PyPy's first bench 30k -> 32k nodes/s)."""

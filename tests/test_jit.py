@@ -449,13 +449,14 @@ def test_the_hot_functions_write_out_their_marked_loops():
 
 
 # Module constants of each kind, and names that look like constants but must stay globals
-# (a list, a lowercase name, a parameter, a name the function assigns).
+# (a nested tuple, a list, a lowercase name, a parameter, a name the function assigns).
 _FOLD_SAMPLE = '''
 from engine.jit import for_bitboard_form
 
 FLAG = 0
 WEIGHT = 7
-TABLE = (1, 2, (3, 4))
+TABLE = (1, 2, 3, 4)
+NESTED = ((1, 2), (3, 4))
 LIST_TABLE = [10, 20]
 lower = 100
 SHADOWED = 1000
@@ -467,7 +468,7 @@ def score(b_, PARAM=5):
     """A sum of what it reads."""
     if b_ < 0 and b_ != -1:     # a sign guard, so the plain form is compiled again
         b_ = -b_
-    total = WEIGHT + TABLE[2][1] + LIST_TABLE[1] + lower + PARAM + (b_ & BIT > 0)
+    total = WEIGHT + TABLE[3] + LIST_TABLE[1] + lower + PARAM + (b_ & BIT > 0) + NESTED[0][0] - 1
     if FLAG:
         total += no_such_name       # compiled out where FLAG is folded
     SHADOWED = 1
@@ -482,7 +483,7 @@ def _globals_read(function):
 
 def test_module_constants_are_folded_in_the_plain_form(tmp_path, monkeypatch):
     """In the plain form (CPython's) a function reads each module constant (capitals: an
-    int, a bool, a tuple of them) as its value at import, and an ``if`` on a false one is
+    int, a bool, a flat tuple of them) as its value at import, and an ``if`` on a false one is
     compiled out; lists, lowercase names, parameters and names it assigns stay as they are.
     A later change to the module is seen only once the function is refreshed.  The signed
     form folds nothing."""
@@ -499,7 +500,7 @@ def test_module_constants_are_folded_in_the_plain_form(tmp_path, monkeypatch):
         assert {"WEIGHT", "TABLE", "FLAG"} <= _globals_read(score)
     else:
         assert score.__folded__ == ("BIT", "FLAG", "TABLE", "WEIGHT")
-        assert _globals_read(score) == {"LIST_TABLE", "lower"}
+        assert _globals_read(score) == {"LIST_TABLE", "lower", "NESTED"}
         assert {"WEIGHT", "FLAG", "no_such_name"} <= _globals_read(original)
     monkeypatch.setattr(fold_sample, "WEIGHT", 8)
     monkeypatch.setattr(fold_sample, "LIST_TABLE", [10, 30])
@@ -525,5 +526,96 @@ def test_the_hot_functions_fold_their_constants():
         module = sys.modules[function.__module__]
         left = {name for name in _globals_read(function)
                 if not hasattr(builtins, name) and not callable(getattr(module, name))}
-        assert left <= {"ROOK_TABLE", "BISHOP_TABLE", "_pawn_cache", "_eval_keys",
-                        "_eval_scores"}, (function.__name__, left)
+        assert left <= {"ROOK_TABLE", "BISHOP_TABLE", "PAWN_ATTACKS", "BETWEEN", "LINE",
+                        "_pawn_cache", "_eval_keys", "_eval_scores"}, (function.__name__, left)
+
+
+_CLASS_SAMPLE = '''
+from engine.jit import for_plain_form, not_inlined
+
+STEP = 3
+TABLE = (10, 20)
+
+
+class Base:
+    def kind(self):
+        return "base"
+
+
+class Counter(Base):
+    """Methods of each kind."""
+
+    def __init__(self, start=STEP):
+        self.value = start
+
+    @not_inlined
+    @for_plain_form
+    def step(self, times=1):
+        """Adds STEP times."""
+        self.value += STEP * times + TABLE[1]
+        return self.value
+
+    @staticmethod
+    @for_plain_form
+    def table():
+        return TABLE
+
+    @for_plain_form
+    def kind(self):
+        return "counter of " + super().kind()
+
+    @for_plain_form
+    def fail(self):
+# a comment as far left as it goes, and one as far as the def
+    # (neither ends the method)
+        if STEP:
+            raise ValueError("line of the raise")
+'''
+
+
+def test_a_method_for_the_plain_form_folds_its_constants(tmp_path, monkeypatch):
+    """for_plain_form compiles a method again with its module constants folded (CPython),
+    a static method too, keeping docstrings and defaults; a method using super() is left as
+    it is, tracebacks name the method's own lines, and refreshed_methods sees a changed
+    constant.  The signed form takes each method as it is."""
+    from engine.bitboard import SIGNED
+    (tmp_path / "class_sample.py").write_text(_CLASS_SAMPLE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import class_sample
+    Counter = class_sample.Counter
+    c = Counter()
+    assert (c.value, c.step(2), c.table(), c.kind()) == (3, 29, (10, 20), "counter of base")
+    assert Counter.step.__doc__ == "Adds STEP times." and Counter.step.__defaults__ == (1,)
+    folded = {name: getattr(getattr(Counter, name), "__folded__", None)
+              for name in ("step", "table", "kind", "fail")}
+    if SIGNED:
+        assert set(folded.values()) == {None}
+    else:
+        assert folded == {"step": ("STEP", "TABLE"), "table": ("TABLE",), "kind": None,
+                          "fail": None}         # (a comment left of its def: left alone)
+        assert Counter.step.__qualname__ == "Counter.step"
+        assert "STEP" in _globals_read(Counter.step.__wrapped__)
+        assert not _globals_read(Counter.step)
+    try:
+        c.fail()
+    except ValueError:
+        import traceback
+        assert traceback.extract_tb(sys.exc_info()[2])[-1].line == 'raise ValueError("line of the raise")'
+    monkeypatch.setattr(class_sample, "STEP", 100)
+    assert Counter().step() == (123 if SIGNED else 26)      # the default is the one of import
+    for name, method in jit.refreshed_methods(Counter).items():
+        monkeypatch.setattr(Counter, name, method)
+    assert Counter().step() == 123
+
+
+def test_the_hot_classes_fold_their_constants():
+    """The search, the position and the move orderer read their switches and tables as
+    constants in the plain form."""
+    from engine.bitboard import SIGNED
+    from engine.ordering import MoveOrderer
+    from engine.search import Searcher
+    if SIGNED:
+        return
+    assert {"USE_LMR", "USE_FUTILITY", "LMP_BASE", "VALUE_MATE"} <= set(Searcher._moves.__folded__)
+    assert {"KNIGHT_ATTACKS", "ROOK_RAYS"} <= set(Position.in_check.__folded__)
+    assert hasattr(MoveOrderer.score, "__folded__")

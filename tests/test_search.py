@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from engine.jit import refreshed_methods
 from engine.movegen import generate_moves
 from engine.notation import move_to_uci
 from engine.ordering import SEE_VALUE, see, see_ge
@@ -15,6 +16,15 @@ from engine.search import Searcher, run_bench, CHECK_INTERVAL, _BenchLimits, NoD
 from engine.timeman import Limits, TimeManager
 from engine.tt import BOUND_LOWER, BOUND_UPPER
 from engine.types import KNIGHT, PAWN, QUEEN, VALUE_INFINITE, VALUE_MATE, VALUE_NONE
+
+
+def set_search(monkeypatch, name, value):
+    """Set one of the search module's constants for a test, and compile the Searcher's
+    methods again: the plain form (CPython's) holds the values it read at import (engine.jit)."""
+    import engine.search as search_module
+    monkeypatch.setattr(search_module, name, value)
+    for method_name, method in refreshed_methods(search_module.Searcher).items():
+        monkeypatch.setattr(search_module.Searcher, method_name, method)
 
 
 def run(fen, depth=None, nodes=None, multipv=1, searchmoves=(), movetime=None, searcher=None):
@@ -362,8 +372,8 @@ def test_sorting_the_moves_keeps_the_order_max_would_give(monkeypatch, max_picks
     score x 256 + index): the same tree every way, dropped quiet moves included."""
     import engine.search as search_module
     expected = run_bench(depth=5)[0]
-    monkeypatch.setattr(search_module, "MAX_PICKS", max_picks)
-    monkeypatch.setattr(search_module, "SORT_DECORATED", decorated)
+    set_search(monkeypatch, "MAX_PICKS", max_picks)
+    set_search(monkeypatch, "SORT_DECORATED", decorated)
     assert run_bench(depth=5)[0] == expected
 
 
@@ -510,7 +520,7 @@ class _RecordingClock(NoDeadline):
 def soft_factors(fen, depth, setting=None, monkeypatch=None):
     import engine.search as search_module
     if setting is not None:
-        monkeypatch.setattr(search_module, "USE_FALLING_EVAL_AND_EASY_MOVE", setting)
+        set_search(monkeypatch, "USE_FALLING_EVAL_AND_EASY_MOVE", setting)
     clock = _RecordingClock()
     Searcher(16).search(Position(fen), _BenchLimits(depth), clock)
     return clock.factors
@@ -576,9 +586,9 @@ def test_probcut_cuts_a_node_a_winning_capture_beats_by_a_margin(monkeypatch):
     results = {}
     # per-move futility alone collapses the subtree below Nxd5 to a handful of nodes, too
     # few for ProbCut to show a saving: this test looks at ProbCut without it
-    monkeypatch.setattr(search_module, "USE_MOVE_FUTILITY", False)
+    set_search(monkeypatch, "USE_MOVE_FUTILITY", False)
     for probcut in (True, False):
-        monkeypatch.setattr(search_module, "USE_PROBCUT", probcut)
+        set_search(monkeypatch, "USE_PROBCUT", probcut)
         pos = Position(fen)
         beta = evaluate(pos) + 500      # below the queen's worth, above what a quiet move gets
         score, nodes = null_window_search(pos, 6, beta, cut_node=True)
@@ -611,7 +621,7 @@ def test_a_small_probcut_answers_a_node_from_a_deep_enough_lower_bound(monkeypat
              "off": (False, depth - 4, beta + margin + 30)}
     results = {}
     for name, (on, stored_depth, stored_score) in cases.items():
-        monkeypatch.setattr(search_module, "USE_SMALL_PROBCUT", on)
+        set_search(monkeypatch, "USE_SMALL_PROBCUT", on)
         searcher = unlimited_searcher()
         pos = Position(fen)
         searcher.tt.store(pos.key, 1, 0, stored_score, VALUE_NONE, stored_depth, BOUND_LOWER)
@@ -633,7 +643,7 @@ def test_a_recapture_at_a_pv_node_is_searched_a_ply_deeper(monkeypatch):
     from engine.notation import parse_uci_move
     fen = "rnbqkb1r/1ppppppp/p4n2/1P4B1/8/3P4/P1P1PPPP/RN1QKBNR w KQkq - 0 4"
     for extend in (True, False):
-        monkeypatch.setattr(search_module, "USE_RECAPTURE_EXT", extend)
+        set_search(monkeypatch, "USE_RECAPTURE_EXT", extend)
         for pv in (True, False):
             pos = Position(fen)
             pos.make(parse_uci_move(pos, "g5f6"))          # Bxf6: black may recapture
@@ -662,7 +672,7 @@ def test_a_node_that_can_repeat_a_position_is_worth_a_draw_at_least(monkeypatch)
     import engine.search as search_module
     from engine.notation import parse_uci_move
     for on in (True, False):
-        monkeypatch.setattr(search_module, "USE_UPCOMING_REPETITION", on)
+        set_search(monkeypatch, "USE_UPCOMING_REPETITION", on)
         for ply in (4, 1):
             for alpha, beta in ((-60, -20), (20, 60)):
                 pos = Position()
@@ -686,7 +696,7 @@ def test_the_only_legal_reply_to_a_check_is_searched_a_ply_deeper(monkeypatch):
     goes a ply less, and off, the single reply does too."""
     import engine.search as search_module
     for extend in (True, False):
-        monkeypatch.setattr(search_module, "USE_SINGLE_REPLY_EXT", extend)
+        set_search(monkeypatch, "USE_SINGLE_REPLY_EXT", extend)
         for fen, replies in (("R6k/7p/8/8/8/8/8/6K1 b - - 0 1", {"h8g7"}),
                              ("R6k/8/8/8/8/8/8/6K1 b - - 0 1", {"h8g7", "h8h7"})):
             for pv in (True, False):
@@ -711,10 +721,10 @@ def test_late_quiet_moves_at_an_expected_cut_node_are_reduced_a_ply_more(monkeyp
     from engine.evaluate import evaluate
     for name in ("USE_REVERSE_FUTILITY", "USE_NULL_MOVE", "USE_PROBCUT", "USE_FUTILITY",
                  "USE_MOVE_FUTILITY", "USE_LMP", "USE_QUIET_SEE_PRUNING", "USE_SEE_PRUNING"):
-        monkeypatch.setattr(search_module, name, False)
+        set_search(monkeypatch, name, False)
     fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
     for extra in (1, 0):
-        monkeypatch.setattr(search_module, "LMR_CUT_NODE", extra)
+        set_search(monkeypatch, "LMR_CUT_NODE", extra)
         first_depths = {}
         for cut_node in (True, False):
             pos = Position(fen)
@@ -744,7 +754,7 @@ def test_a_fail_high_score_is_pulled_toward_beta_by_depth(monkeypatch):
     fen = "rnb1kbnr/pppp1ppp/8/3qp3/8/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 3"   # Nxd5 wins the queen
     scores = {}
     for blend in (True, False):
-        monkeypatch.setattr(search_module, "USE_FAIL_HIGH_BLEND", blend)
+        set_search(monkeypatch, "USE_FAIL_HIGH_BLEND", blend)
         pos = Position(fen)
         beta = evaluate(pos) + 300      # out of reach of reverse futility at depth 2
         scores[blend], _ = null_window_search(pos, 2, beta)
@@ -764,7 +774,7 @@ def test_move_futility_skips_quiet_moves_whose_reduced_depth_cannot_reach_alpha(
     fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
     results = {}
     for futility in (True, False):
-        monkeypatch.setattr(search_module, "USE_MOVE_FUTILITY", futility)
+        set_search(monkeypatch, "USE_MOVE_FUTILITY", futility)
         pos = Position(fen)
         alpha = evaluate(pos) + 600     # out of quiet moves' reach; whole-node futility
                                         # does not apply at depth 6
@@ -783,10 +793,10 @@ def test_quiet_see_pruning_skips_only_quiet_moves_that_lose_material(monkeypatch
     from engine.ordering import see_ge
     from engine.types import MOVE_CAPTURE_OR_PROMOTION
     fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
-    monkeypatch.setattr(search_module, "USE_MOVE_FUTILITY", False)
+    set_search(monkeypatch, "USE_MOVE_FUTILITY", False)
     made = {}
     for on in (True, False):
-        monkeypatch.setattr(search_module, "USE_QUIET_SEE_PRUNING", on)
+        set_search(monkeypatch, "USE_QUIET_SEE_PRUNING", on)
         pos = MovesAtTheNode(fen)
         pos.made = []
         # a window above the eval (no null move, no reverse futility) that every move fails
@@ -809,7 +819,7 @@ def qsearch_with_entry(monkeypatch, fen, alpha_from_eval, beta_from_eval, entry,
     from engine.evaluate import evaluate
     from engine.types import VALUE_NONE
     for name, value in settings.items():
-        monkeypatch.setattr(search_module, name, value)
+        set_search(monkeypatch, name, value)
     pos = MovesAtTheNode(fen)
     pos.made = []
     static = evaluate(pos)
@@ -900,7 +910,7 @@ def qsearch_made(monkeypatch, pos, move_count):
     """The moves a wide-window ``_qsearch`` of pos (a MovesAtTheNode or MovesAfterOneMove)
     makes at its node, by a fresh 1 MB searcher with QS_MOVE_COUNT set to move_count."""
     import engine.search as search_module
-    monkeypatch.setattr(search_module, "QS_MOVE_COUNT", move_count)
+    set_search(monkeypatch, "QS_MOVE_COUNT", move_count)
     pos.made = []
     fen = pos.fen()
     unlimited_searcher()._qsearch(pos, -VALUE_INFINITE // 2, VALUE_INFINITE // 2, 1, False)
@@ -981,7 +991,7 @@ def test_prior_counter_bonus_rewards_only_quiet_priors_of_failing_low_nodes(monk
     fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
     for setting in (False, True):
         calls.clear()
-        monkeypatch.setattr(search_module, "USE_PRIOR_COUNTER_BONUS", setting)
+        set_search(monkeypatch, "USE_PRIOR_COUNTER_BONUS", setting)
         searcher = Searcher(16)
         searcher.orderer = Spy()
         searcher.search(Position(fen), _BenchLimits(6), NoDeadline())
@@ -1001,12 +1011,12 @@ def test_correction_history_learns_within_bounds_and_the_table_keeps_raw_evals(m
     import engine.search as search_module
     from engine.evaluate import evaluate
     fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
-    monkeypatch.setattr(search_module, "USE_CORRECTION_HISTORY", False)
+    set_search(monkeypatch, "USE_CORRECTION_HISTORY", False)
     searcher = Searcher(16)
     searcher.search(Position(fen), _BenchLimits(6), NoDeadline())
     assert not any(searcher.correction)
 
-    monkeypatch.setattr(search_module, "USE_CORRECTION_HISTORY", True)
+    set_search(monkeypatch, "USE_CORRECTION_HISTORY", True)
     limit = search_module.CORRECTION_LIMIT
     searcher = Searcher(16)
     searcher.search(Position(fen), _BenchLimits(7), NoDeadline())
