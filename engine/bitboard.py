@@ -193,7 +193,7 @@ ROOK_MASK, ROOK_TABLE = tuple(ROOK_MASK), tuple(ROOK_TABLE)
 BISHOP_MASK, BISHOP_TABLE = tuple(BISHOP_MASK), tuple(BISHOP_TABLE)
 
 
-# Attacks on an empty board: a list lookup that rules out most slider tests before the
+# Attacks on an empty board: a table lookup that rules out most slider tests before the
 # masked dict lookup.
 ROOK_RAYS = tuple(ROOK_TABLE[sq][0] for sq in range(64))
 BISHOP_RAYS = tuple(BISHOP_TABLE[sq][0] for sq in range(64))

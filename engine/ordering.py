@@ -236,7 +236,6 @@ class MoveOrderer:
                        else UNDER_PROMOTION)
         return scores
 
-    @for_plain_form
     def score_captures(self, pos, moves):
         """MVV-LVA only (quiescence search skips losing captures itself)."""
         board = pos.board

@@ -297,7 +297,6 @@ class Position:
                 discoverers |= blockers
         return check_sq, discoverers & self.occ[us], ksq
 
-    @for_plain_form
     def gives_check(self, move, check_info=None):
         """Would this move check the opponent?  Exact for quiet moves, double pushes and
         plain captures; castling, en passant and promotions answer True (the caller plays
@@ -358,7 +357,6 @@ class Position:
                     return True
         return False
 
-    @for_plain_form
     def is_repetition_draw(self, ply):
         """Does the search score this position, ``ply`` plies below its root, as a draw by
         repetition?  Stockfish's rule: yes if it occurred before inside the search (fewer
@@ -677,7 +675,6 @@ class Position:
         self.halfmove += 1
         self.turn ^= 1
 
-    @for_plain_form
     def unmake_null(self):
         _, _, self.castling, self.ep, self.halfmove, self.key, self.psq = self.stack.pop()[:7]
         self.turn ^= 1

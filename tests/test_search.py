@@ -370,7 +370,6 @@ def test_bench_signature_is_pinned():
 def test_sorting_the_moves_keeps_the_order_max_would_give(monkeypatch, max_picks, decorated):
     """The move loop picks by max() first, then from one sort (by key, or PyPy's sort of
     score x 256 + index): the same tree every way, dropped quiet moves included."""
-    import engine.search as search_module
     expected = run_bench(depth=5)[0]
     set_search(monkeypatch, "MAX_PICKS", max_picks)
     set_search(monkeypatch, "SORT_DECORATED", decorated)
@@ -518,7 +517,6 @@ class _RecordingClock(NoDeadline):
 
 
 def soft_factors(fen, depth, setting=None, monkeypatch=None):
-    import engine.search as search_module
     if setting is not None:
         set_search(monkeypatch, "USE_FALLING_EVAL_AND_EASY_MOVE", setting)
     clock = _RecordingClock()
@@ -580,7 +578,6 @@ def test_probcut_cuts_a_node_a_winning_capture_beats_by_a_margin(monkeypatch):
     """At a non-PV node of depth >= 5, a capture winning far more than beta asks (by SEE) is
     verified by quiescence and a search 4 plies shallower, which cut the node: the same
     fail-high as the full search finds, for fewer nodes."""
-    import engine.search as search_module
     from engine.evaluate import evaluate
     fen = "rnb1kbnr/pppp1ppp/8/3qp3/8/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 3"   # Nxd5 wins the queen
     results = {}
@@ -639,7 +636,6 @@ def test_a_recapture_at_a_pv_node_is_searched_a_ply_deeper(monkeypatch):
     just captured is searched at the node's own depth, not a ply less; other moves, and
     recaptures at non-PV nodes, are not extended (axb5, a capture elsewhere, neither);
     off, nothing is."""
-    import engine.search as search_module
     from engine.notation import parse_uci_move
     fen = "rnbqkb1r/1ppppppp/p4n2/1P4B1/8/3P4/P1P1PPPP/RN1QKBNR w KQkq - 0 4"
     for extend in (True, False):
@@ -669,7 +665,6 @@ def test_a_node_that_can_repeat_a_position_is_worth_a_draw_at_least(monkeypatch)
     off, the moves are searched.  A window that 0 does not reach is searched either way.
     That holds 4 plies below a root at the start position; 1 ply below a root after Nf3, the
     start position lies before the root and occurred once: no draw, the moves are searched."""
-    import engine.search as search_module
     from engine.notation import parse_uci_move
     for on in (True, False):
         set_search(monkeypatch, "USE_UPCOMING_REPETITION", on)
@@ -694,7 +689,6 @@ def test_the_only_legal_reply_to_a_check_is_searched_a_ply_deeper(monkeypatch):
     """With USE_SINGLE_REPLY_EXT, a node in check with one legal move (Kg7, the rook holding
     g8 and h7 blocked) searches it at the node's own depth; with two replies (h7 free) each
     goes a ply less, and off, the single reply does too."""
-    import engine.search as search_module
     for extend in (True, False):
         set_search(monkeypatch, "USE_SINGLE_REPLY_EXT", extend)
         for fen, replies in (("R6k/7p/8/8/8/8/8/6K1 b - - 0 1", {"h8g7"}),
@@ -717,7 +711,6 @@ def test_late_quiet_moves_at_an_expected_cut_node_are_reduced_a_ply_more(monkeyp
     searched a ply shallower than at the same node not expected to cut; moves LMR leaves
     alone (the first, captures, checks) keep their depth; at 0 the two nodes search alike.
     (Pruning is off, so both nodes search every move, in the same order.)"""
-    import engine.search as search_module
     from engine.evaluate import evaluate
     for name in ("USE_REVERSE_FUTILITY", "USE_NULL_MOVE", "USE_PROBCUT", "USE_FUTILITY",
                  "USE_MOVE_FUTILITY", "USE_LMP", "USE_QUIET_SEE_PRUNING", "USE_SEE_PRUNING"):
@@ -749,7 +742,6 @@ def test_a_fail_high_score_is_pulled_toward_beta_by_depth(monkeypatch):
     """With USE_FAIL_HIGH_BLEND, a node whose best move beats beta returns (and stores)
     (found x depth + beta) / (depth + 1), where found is its best move's score: still a
     fail high, nearer beta; off, found itself."""
-    import engine.search as search_module
     from engine.evaluate import evaluate
     fen = "rnb1kbnr/pppp1ppp/8/3qp3/8/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 3"   # Nxd5 wins the queen
     scores = {}
@@ -769,7 +761,6 @@ def test_move_futility_skips_quiet_moves_whose_reduced_depth_cannot_reach_alpha(
     """At a non-PV node too deep for whole-node futility, quiet moves late enough that their
     LMR-reduced depth leaves the static eval short of alpha are skipped: the same fail-low,
     for fewer nodes."""
-    import engine.search as search_module
     from engine.evaluate import evaluate
     fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
     results = {}
@@ -788,7 +779,6 @@ def test_move_futility_skips_quiet_moves_whose_reduced_depth_cannot_reach_alpha(
 def test_quiet_see_pruning_skips_only_quiet_moves_that_lose_material(monkeypatch):
     """With USE_QUIET_SEE_PRUNING on (futility per move off, to see it alone), a non-PV node
     makes fewer of its moves, and each one it leaves out is quiet and loses material by SEE."""
-    import engine.search as search_module
     from engine.evaluate import evaluate
     from engine.ordering import see_ge
     from engine.types import MOVE_CAPTURE_OR_PROMOTION
@@ -815,7 +805,6 @@ def qsearch_with_entry(monkeypatch, fen, alpha_from_eval, beta_from_eval, entry,
     searcher whose table holds ``entry`` = (move, score relative to the eval, bound) for
     it, with the search module's switches set as in ``settings``: (score - eval, the
     moves made at the node)."""
-    import engine.search as search_module
     from engine.evaluate import evaluate
     from engine.types import VALUE_NONE
     for name, value in settings.items():
@@ -909,7 +898,6 @@ class MovesAfterOneMove(MovesAtTheNode):
 def qsearch_made(monkeypatch, pos, move_count):
     """The moves a wide-window ``_qsearch`` of pos (a MovesAtTheNode or MovesAfterOneMove)
     makes at its node, by a fresh 1 MB searcher with QS_MOVE_COUNT set to move_count."""
-    import engine.search as search_module
     set_search(monkeypatch, "QS_MOVE_COUNT", move_count)
     pos.made = []
     fen = pos.fen()
