@@ -516,13 +516,16 @@ def test_book_load_does_not_delay_readyok():
     assert min(times) < 0.2         # a few ms on CPython and PyPy; seconds if read badly
 
 
-def first_move_with_book_file(cwd, book_file, env=None):
+def first_move_with_book_file(cwd, book_file, env=None, options=()):
     """(move, lines before bestmove) of a `go` from the start position, in an engine
-    started in ``cwd`` with OwnBook on and Book File ``book_file``."""
+    started in ``cwd`` with ``options`` (setoption lines) sent, then OwnBook on and Book
+    File ``book_file``."""
     session = Session(cwd=cwd, env=env)
     try:
         session.send("uci")
         session.expect("uciok")
+        for line in options:
+            session.send(line)
         session.send("setoption name OwnBook value true")
         session.send("setoption name Book File value " + book_file)
         assert errors(session.sync()) == [], book_file
@@ -584,19 +587,9 @@ def test_a_book_and_a_log_in_a_folder_named_in_other_letters(tmp_path, oracle):
     env = {name: value for name, value in os.environ.items()
            if not name.startswith("LC_") and name != "LANG"}
     env["LC_ALL"] = "C"
-    session = Session(env=env)
-    try:
-        session.send("uci")
-        session.expect("uciok")
-        session.send("setoption name Debug Log File value %s" % (folder / "log.txt"))
-        session.send("setoption name OwnBook value true")
-        session.send("setoption name Book File value %s" % (folder / "book.bin"))
-        session.send("position startpos")
-        session.send("go depth 1")
-        move, _, lines = session.bestmove()
-        assert errors(session.transcript) == [], session.transcript
-    finally:
-        session.close()
+    move, lines = first_move_with_book_file(
+        REPO, str(folder / "book.bin"), env,
+        ["setoption name Debug Log File value %s" % (folder / "log.txt")])
     assert_book_move(move, lines, oracle)
     assert "<< go depth 1" in (folder / "log.txt").read_text(encoding="utf-8")
 
