@@ -32,7 +32,8 @@ from engine.jit import for_plain_form, not_inlined, nodes_searched
 from engine.movegen import generate_moves, generate_captures, is_legal_move
 from engine.ordering import MoveOrderer, see_ge, SEE_VALUE, USED, COUNTER, GOOD_CAPTURE
 from engine.position import Position
-from engine.tt import new_table, SharedTranspositionTable, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT
+from engine.tt import (new_table, SharedTranspositionTable, BOUND_NONE, BOUND_UPPER, BOUND_LOWER,
+                       BOUND_EXACT)
 from engine.tunables import apply_overrides
 from engine.types import (VALUE_MATE, VALUE_INFINITE, VALUE_NONE, MAX_PLY, MAX_DEPTH,
                           VALUE_MATE_IN_MAX_PLY, PAWN, KING, SQ_MASK, TO_SHIFT, FLAG_SHIFT,
@@ -388,6 +389,7 @@ class Searcher:
             if lines and results[0][1][0] != lines[0][1][0]:
                 best_changes += 1
             lines = results
+            lines_depth = depth
             best = lines[0][1][0]
             ponder = lines[0][1][1] if len(lines[0][1]) > 1 else 0
             line_moves = [line[1][0] for line in lines]
@@ -426,6 +428,14 @@ class Searcher:
             tops.append(top)
             if timeman.soft_expired():
                 break
+        # the move played in the table, as Stockfish's root is a node like any other: a later
+        # search of this position starts from it, not from the history's favourite (stored
+        # once the search is over, so its own tree is unchanged); the score only where the
+        # last complete iteration chose it
+        if lines and lines[0][1][0] == best:
+            self.tt.store(pos.key, 0, best, lines[0][0], self.evals[0], lines_depth, BOUND_EXACT)
+        else:
+            self.tt.store(pos.key, 0, best, 0, self.evals[0], 0, BOUND_NONE)
         return best, ponder
 
     def ponder_move(self, pos, best):

@@ -205,6 +205,33 @@ def test_node_limit_is_exact():
     assert searcher.nodes == 3000
 
 
+def test_a_shallower_search_of_the_same_position_starts_from_the_move_played():
+    """The move played is stored at the root, so a second search of the position (a GUI's
+    `go depth 1` after analysis) tries it first: from the start position after `go depth 2`,
+    `go depth 1` had answered h2h3, a move the history put first whose child's bound from
+    the deeper search tied it at 5 cp with the best."""
+    searcher = Searcher(4)
+    start = Position().fen()
+    deep, _, _ = run(start, depth=2, searcher=searcher)
+    shallow, _, infos = run(start, depth=1, searcher=searcher)
+    assert shallow == deep
+    assert last_main_line(infos)["pv"][0] == deep
+
+
+@pytest.mark.parametrize("fen, nodes", [
+    (Position().fen(), None),
+    ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 1500),
+    ("4rrk1/pp1n3p/3q2pQ/2p1pb2/2PP4/2P3N1/P2B2PP/4RRK1 b - - 7 19", 700),
+])
+def test_the_next_search_of_a_position_tries_the_move_played_first(fen, nodes):
+    """Also when the search was cut inside an iteration (a node limit), where the move
+    played may come from the cut iteration."""
+    searcher = Searcher(4)
+    best, _, _ = run(fen, depth=None if nodes else 4, nodes=nodes, searcher=searcher)
+    pos = Position(fen)
+    assert searcher._initial_root_order(pos, generate_moves(pos))[0] == best
+
+
 def test_multipv_distinct_lines():
     best, _, infos = run(Position().fen(), depth=3, multipv=3)
     final = [i for i in infos if i["depth"] == 3 and i["bound"] is None]
