@@ -29,6 +29,7 @@ afterwards.
 """
 
 import ast
+import dis
 import inspect
 import linecache
 import os
@@ -352,6 +353,37 @@ def unroll_marked_loops(source, filename="<unrolled>"):
     return tree, len(loops)
 
 
+def _def_source(function):
+    """(first, indent, text): the source of ``function``'s def statement, without its
+    decorators, dedented, with comment-only lines blanked (nothing can read a marker in
+    them, and a comment as far left as the def cannot break the dedent); ``first`` its
+    0-based line in the file, ``indent`` the def's.  None where the source cannot be read
+    or is not where the function's code says it is."""
+    code = function.__code__
+    lines = linecache.getlines(code.co_filename)
+    first = code.co_firstlineno - 1
+    while first < len(lines) and lines[first].lstrip().startswith("@"):
+        first += 1                      # past the decorators (co_firstlineno is the first one's)
+    head = lines[first] if first < len(lines) else ""
+    if not head.lstrip().startswith("def %s(" % function.__name__):
+        return None
+    indent = len(head) - len(head.lstrip())
+    block = [head]
+    last = 0                # the block: then lines indented deeper, blank or comments only
+    for line in lines[first + 1:]:
+        stripped = line.lstrip()
+        if stripped.startswith("#") or not stripped:
+            block.append("\n")
+        elif len(line) - len(stripped) > indent:
+            block.append(line)
+            last = len(block)
+        else:
+            break
+    if last < 2 or max(line for _, line in dis.findlinestarts(code) if line) > first + last:
+        return None
+    return first, indent, textwrap.dedent("".join(block[:last]))
+
+
 def _recompiled(function, rewrite, plain=False):
     """``function`` compiled again from the source that ``rewrite(source) -> (source, count)``
     makes of its own, on the lines it stands on (so tracebacks name them), with its
@@ -359,21 +391,12 @@ def _recompiled(function, rewrite, plain=False):
     marked loops written out and its module constants folded (``__folded__`` names them).
     ``function`` itself where its source cannot be read, it is not a top-level def, or
     nothing was rewritten."""
-    code = function.__code__
-    try:
-        with open(code.co_filename, encoding="utf-8") as source_file:
-            lines = source_file.read().split("\n")
-    except OSError:
-        return function
-    start = code.co_firstlineno - 1
-    while start < len(lines) and lines[start].startswith("@"):
-        start += 1              # past the decorators (co_firstlineno is the first one's)
-    if not (0 < start < len(lines) and lines[start].startswith("def %s(" % function.__name__)):
+    found = _def_source(function)
+    if found is None or found[1] or not found[0]:
         return function         # not a top-level function, or not the file it came from
-    end = start + 1
-    while end < len(lines) and (not lines[end].strip() or lines[end][0] in " \t#"):
-        end += 1
-    text, count = rewrite("\n".join(lines[start:end]))
+    start, _, text = found
+    code = function.__code__
+    text, count = rewrite(text)
     # def _make(bit_count): <the function>; return it, on the lines the function stands on;
     # bit_count a closure cell (the written-out popcounts use it), no new module name
     body = "\n".join("    " + line if line else line for line in text.split("\n"))
@@ -408,22 +431,11 @@ def _folded_method(method):
     """``method`` compiled again from its source with the module constants it reads folded
     in, on its own lines (tracebacks name them); ``method`` itself where its source cannot
     be read, it has cells, or it reads no constant."""
-    code = method.__code__
-    lines = linecache.getlines(code.co_filename)
-    first = code.co_firstlineno - 1
-    while first < len(lines) and lines[first].lstrip().startswith("@"):
-        first += 1                      # its decorators: the class's own code ran them
-    head = lines[first] if first < len(lines) else ""
-    if code.co_freevars or not head.lstrip().startswith("def %s(" % method.__name__):
+    found = _def_source(method)
+    if found is None or method.__code__.co_freevars:
         return method       # a closure (super()), or its source is not where its code says
-    indent = len(head) - len(head.lstrip())
-    end = first + 1         # the block: blank lines and lines indented deeper than the def
-    while end < len(lines) and (not lines[end].strip()
-                                or len(lines[end]) - len(lines[end].lstrip()) > indent):
-        end += 1
-    if max(line for _, _, line in code.co_lines() if line) > end:
-        return method       # (a comment as far left as the def, inside it)
-    tree = ast.parse("\n" * first + textwrap.dedent("".join(lines[first:end])))
+    first, _, text = found
+    tree = ast.parse("\n" * first + text)
     folded = fold_constants(tree, method.__globals__)
     if not folded:
         return method

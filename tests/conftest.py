@@ -12,6 +12,16 @@ from oracle import oracle_board, oracle_divide, oracle_perft  # noqa: E402,F401 
 from perft import DATA_DIRS, find_data, parse_perft_suite  # noqa: E402
 
 
+def refresh_methods(monkeypatch, cls):
+    """Compile cls's plain-form methods again for the rest of a test, after it changed a
+    module constant: the plain form (CPython's) holds the values it read at import
+    (engine.jit); monkeypatch puts the originals back afterwards."""
+    from engine.jit import refreshed_methods
+
+    for name, method in refreshed_methods(cls).items():
+        monkeypatch.setattr(cls, name, method)
+
+
 def data_file(*parts):
     """Path of a data file in the repository's data/ (or ../shared/data); fails the test
     clearly when neither has it."""

@@ -15,7 +15,8 @@ from engine.evaluate import (evaluate, evaluate_terms, game_phase, clear_cache, 
                              DOUBLED, ISOLATED, BACKWARD, THREAT_BY_PAWN, THREAT_BY_MINOR,
                              THREAT_BY_ROOK, SHIELD_NEAR, SHIELD_FAR, TEMPO, SCALE_OCB_BISHOPS_ONLY,
                              SCALE_OCB_PER_PASSER)
-from engine.jit import refreshed, refreshed_methods
+from conftest import refresh_methods
+from engine.jit import refreshed
 from engine.movegen import generate_moves
 from engine.position import Position
 from engine.psqt import PSQ, PST_MG, PST_EG, MATERIAL_MG, MATERIAL_EG, pack, unpack
@@ -393,8 +394,7 @@ def test_reference_catches_a_wrong_fast_path_table(bug, monkeypatch):
     monkeypatch.setattr(module, name, corrupt(getattr(module, name)))
     # the plain form (CPython's) holds the constants it read at import: compile it again
     monkeypatch.setattr(evaluate_module, "_evaluate", refreshed(evaluate_module._evaluate))
-    for method_name, method in refreshed_methods(Position).items():
-        monkeypatch.setattr(Position, method_name, method)
+    refresh_methods(monkeypatch, Position)
     clear_cache()
     try:
         fens = POSITIONS + [pos.fen() for pos in placed_positions(300, seed=7)]

@@ -592,7 +592,7 @@ def test_a_method_for_the_plain_form_folds_its_constants(tmp_path, monkeypatch):
         assert set(folded.values()) == {None}
     else:
         assert folded == {"step": ("STEP", "TABLE"), "table": ("TABLE",), "kind": None,
-                          "fail": None}         # (a comment left of its def: left alone)
+                          "fail": ("STEP",)}    # (its comments left of the body: blanked)
         assert Counter.step.__qualname__ == "Counter.step"
         assert "STEP" in _globals_read(Counter.step.__wrapped__)
         assert not _globals_read(Counter.step)

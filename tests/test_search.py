@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from engine.jit import refreshed_methods
+from conftest import refresh_methods
 from engine.movegen import generate_moves
 from engine.notation import move_to_uci
 from engine.ordering import SEE_VALUE, see, see_ge
@@ -23,8 +23,7 @@ def set_search(monkeypatch, name, value):
     methods again: the plain form (CPython's) holds the values it read at import (engine.jit)."""
     import engine.search as search_module
     monkeypatch.setattr(search_module, name, value)
-    for method_name, method in refreshed_methods(search_module.Searcher).items():
-        monkeypatch.setattr(search_module.Searcher, method_name, method)
+    refresh_methods(monkeypatch, search_module.Searcher)
 
 
 def run(fen, depth=None, nodes=None, multipv=1, searchmoves=(), movetime=None, searcher=None):
