@@ -542,6 +542,8 @@ class SearchJob(Job):
 
     def report(self, info):
         if self.pool is not None:       # the nodes of every process, as Stockfish counts
+            if self.pool.waiting:
+                self.pool.join_late()
             nodes = info["nodes"] + self.pool.helper_nodes()
             info = dict(info, nodes=nodes, nps=nodes * 1000 // max(info["time"], 1))
             if (not info["bound"] and info["multipv"] == 1 and info.get("pv")

@@ -184,6 +184,8 @@ class HelperPool:
         self.inboxes = [None] * helpers     # what each helper said, read by a thread each
         self.ready = [False] * helpers      # has it said it is ready?
         self.active = []                    # the helpers searching (told to go)
+        self.waiting = []                   # those still starting up when the search began
+        self.late_go = b""                  # their word to join it (pickled at its start)
         self.lines = []                     # their last complete lines of the last search
         self.stopped_at = 0.0               # time.monotonic() of the last stop()
         self.late = {}                      # helper -> since when it owes its end of search
@@ -219,9 +221,12 @@ class HelperPool:
         self.ready[index] = False
 
     def _send(self, index, message):
+        return self._send_pickled(index, pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def _send_pickled(self, index, data):
         try:
             pipe = self.procs[index].stdin
-            pickle.dump(message, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+            pipe.write(data)
             pipe.flush()
             return True
         except (OSError, ValueError):
@@ -261,7 +266,7 @@ class HelperPool:
     def start(self, pos, searchmoves=()):
         """Set the ready helpers searching pos (call it just before the main search,
         which ages the table: the helpers are given the age it will have).  A helper
-        still starting up joins the next search; one still ending the last search joins
+        still starting up joins this search once ready (join_late); one still ending the last search joins
         this one when it has (its pipe holds the command), unless it has been silent for
         STOP_WAIT_SECONDS since it was told to stop: then it is replaced, as is one that a
         signal of GROUP_SIGNALS ended.  Nothing here waits, so a search never starts late
@@ -283,13 +288,32 @@ class HelperPool:
         age = (self.table.age + 1) & 31
         self.active = []
         self.lines = []
+        # pickled now: the search is about to move pos about
+        go = pickle.dumps(("go", self.search_id, age, pos, list(searchmoves)),
+                          protocol=pickle.HIGHEST_PROTOCOL)
+        self.waiting = [index for index in range(self.helpers)
+                        if index not in self.signalled and not self._check_ready(index)]
+        self.late_go = go if self.waiting else b""
         for index in range(self.helpers):
-            if not self._check_ready(index):
+            if index in self.waiting or index in self.signalled:
                 continue
-            if self._send(index, ("go", self.search_id, age, pos, list(searchmoves))):
+            if self._send_pickled(index, go):
                 self.active.append(index)
             else:
                 self._replace(index, "helper %d has gone" % (index + 1))
+
+    def join_late(self):
+        """Set searching the helpers that were still starting up when the search began
+        and are ready now (the search asks between its iterations, in its own thread): a
+        `go` right behind `setoption name Threads` has them from its first second or so,
+        not from the next search."""
+        for index in list(self.waiting):
+            if self._check_ready(index):
+                self.waiting.remove(index)
+                if self._send_pickled(index, self.late_go):
+                    self.active.append(index)
+            elif index in self.signalled:
+                self.waiting.remove(index)
 
     def stop(self):
         """Tell the helpers to stop (safe from any thread; they end within CHECK_INTERVAL nodes)."""

@@ -493,13 +493,16 @@ class UciSession:
                 engine.stop_for_quit()
 
     def run(self, stdin=None):
-        """Read and run commands until `quit`, end of input or a signal (_on_terminate);
-        then shutdown(), whose answer it returns."""
+        """Read and run commands until `quit`, end of input, a signal (_on_terminate) or
+        output that can no longer be written (the GUI closed its end: Stockfish dies of the
+        SIGPIPE there, and a search left running would burn its cores for nobody); then
+        shutdown(), whose answer it returns."""
         interrupted = False
+        out = self.out
         try:
             lines = start_reader(stdin if stdin is not None else sys.stdin.buffer,
                                  self.on_input)
-            while not (self.quitting or self.terminated):
+            while not (self.quitting or self.terminated or out.broken):
                 try:
                     # (in slices: engine.streams.SIGNAL_SLICE_SECONDS says why)
                     with main_thread_waits:
@@ -516,7 +519,8 @@ class UciSession:
                 self.loader.go_ahead.set()
         except KeyboardInterrupt:
             interrupted = True
-        return self.shutdown(interrupted or self.terminated)
+        # with the output gone, a count or bench has no one to tell its result either
+        return self.shutdown(interrupted or self.terminated or out.broken)
 
     def shutdown(self, interrupted=False):
         """End the session: a search stops, a `go perft` or `bench` is let finish (unless

@@ -251,6 +251,30 @@ def test_helpers_search_and_stop(threaded):
     assert errors == []
 
 
+def test_a_search_started_before_its_helpers_are_ready_takes_them_when_they_are():
+    """`setoption name Threads value 2` and then `go` with no `isready` between (python-chess
+    sends none when options change within a game): the helper, still starting when the
+    search began, joins it once ready (between the search's iterations), not only the next
+    search."""
+    errors = []
+    engine = Engine(hash_mb=8, on_error=errors.append)
+    try:
+        engine.set_threads(2)
+        pool = engine.pool
+        infos, result = go(engine, MIDDLEGAME, infinite=True)
+        deadline = time.monotonic() + 30
+        while pool.helper_nodes() == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pool.active == [0] and pool.waiting == []
+        assert pool.helper_nodes() > 0          # it searches this search
+        engine.stop()
+        assert engine.wait_idle(10) and len(result) == 1
+        assert pool.collect(10)
+        assert errors == []
+    finally:
+        engine.close()
+
+
 def _uci(move):
     from engine.notation import move_to_uci
     return move_to_uci(move)

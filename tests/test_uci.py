@@ -1315,6 +1315,31 @@ def test_a_swallowed_interrupt_still_ends_the_session():
     assert time.monotonic() - start < 3
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_search_whose_output_breaks_ends_the_engine(threads):
+    """A GUI whose reader went away (or `| head`) while its end of stdin stays open: the
+    first line that cannot be written ends the session as `quit` would, search, helper
+    processes and all, with status 0 and nothing on stderr (Stockfish dies of the
+    SIGPIPE); a search left running would burn its cores for nobody."""
+    proc = subprocess.Popen(ENGINE_CMD, cwd=str(REPO), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(b"uci\nsetoption name Threads value %d\nisready\n" % threads)
+        proc.stdin.flush()
+        while proc.stdout.readline().strip() != b"readyok":
+            pass
+        proc.stdin.write(b"position startpos\ngo infinite\n")
+        proc.stdin.flush()
+        time.sleep(0.5)
+        proc.stdout.close()
+        assert proc.wait(15) == 0       # the search writes a line a second at least
+        assert proc.stderr.read() == b""
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdin.close()
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sizes a pipe the Linux way")
 def test_a_signal_ends_an_engine_stuck_on_a_full_stdout():
     """A GUI that stops reading: the search thread blocks writing its info lines, the main
