@@ -512,7 +512,8 @@ def test_module_constants_are_folded_in_the_plain_form(tmp_path, monkeypatch):
 def test_the_hot_functions_fold_their_constants():
     """The evaluation, the move generators and the exchange evaluator read their weights,
     switches and bitboard tables as constants in the plain form: of the globals they read,
-    only functions, caches, the slider tables (lists of dicts) and popcount are left."""
+    only functions, caches (the evaluation's, the move lists'), the slider tables (lists
+    of dicts) and popcount are left."""
     from engine.bitboard import SIGNED
     from engine.evaluate import _evaluate
     from engine.movegen import generate_captures, generate_moves
@@ -527,7 +528,8 @@ def test_the_hot_functions_fold_their_constants():
         left = {name for name in _globals_read(function)
                 if not hasattr(builtins, name) and not callable(getattr(module, name))}
         assert left <= {"ROOK_TABLE", "BISHOP_TABLE", "PAWN_ATTACKS", "BETWEEN", "LINE",
-                        "_pawn_cache", "_eval_keys", "_eval_scores"}, (function.__name__, left)
+                        "_pawn_cache", "_eval_keys", "_eval_scores", "_QUIET_MEMO",
+                        "_CAPTURE_MEMO", "_PUSH_MEMO", "_DOUBLE_PUSH_MEMO"}, (function.__name__, left)
 
 
 _CLASS_SAMPLE = '''

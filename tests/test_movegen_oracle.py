@@ -186,6 +186,28 @@ def test_random_playouts_standard():
     assert playouts(starts, False, seed=1) >= 2000
 
 
+def test_the_move_lists_kept_by_their_squares_stay_right_when_they_start_again(monkeypatch):
+    """The plain form lists a set's moves from a dict kept by the set (engine.movegen's
+    memos); with room for only a few sets each, every dict starts again many times
+    over these games, and every position still agrees with python-chess."""
+    import engine.movegen as movegen
+    monkeypatch.setattr(movegen, "MEMO_SIZE", 3)
+    memos = (movegen._QUIET_MEMO + movegen._CAPTURE_MEMO + movegen._PUSH_MEMO
+             + movegen._DOUBLE_PUSH_MEMO)
+    try:
+        for memo in memos:
+            memo.clear()
+        starts = [chess.STARTING_FEN,
+                  "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"]
+        assert playouts(starts, False, seed=11, games=20) >= 400
+        assert all(len(memo) <= 3 for memo in memos)
+        if movegen.MEMO_MOVES:
+            assert sum(map(len, memos)) > 0
+    finally:
+        for memo in memos:
+            memo.clear()
+
+
 def test_random_playouts_chess960():
     lines = data_file("openings", "FRC_openings.epd").read_text().split("\n")
     rng = random.Random(2)
