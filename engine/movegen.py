@@ -49,43 +49,27 @@ _NOT_FILE_H = BB_FILE_H ^ ALL_SQUARES
 # moves and captures, per colour for pawn pushes), filled as sets come.  Instructions a
 # node (bench_instructions.py --depth 6): a piece's quiet moves 1.1% fewer, its captures
 # 0.4% fewer again, pushes 0.5% (pawn captures 0.07%: left to the walk).  About 13,000
-# sets over 150 openings searched 20,000 nodes each, some 4 MB.  PyPy keeps the walk, which its
-# JIT runs faster than a lookup and an extend (the quiet moves memoised: 1.1% more
-# instructions a node there).
+# sets over 150 openings searched 20,000 nodes each, some 4 MB.  PyPy keeps the walk,
+# which its JIT runs faster than a lookup and an extend (the quiet moves memoised: 1.1%
+# more instructions a node there).
 MEMO_MOVES = not SIGNED
 _QUIET_MEMO = tuple({} for _ in range(64))
 _CAPTURE_MEMO = tuple({} for _ in range(64))
+_PUSH_MEMO = ({}, {})               # by colour: the same squares, other pawns
+_DOUBLE_PUSH_MEMO = ({}, {})
 MEMO_SIZE = 512             # sets kept in one dict before it starts again (392 at most above)
 
 
-def _memoised(memo, base, targets):
-    """The moves base | TO_BITS[to] for the squares of targets, top square first (the plain
-    form's order: no h8 test), put in memo (one square's dict) under targets."""
+def _memoised(memo, targets, flag, fr=None, up=0):
+    """The moves to the squares of targets, top square first (the plain form's order: no
+    h8 test), each from fr (a piece) or from to - up (a pawn), with flag; kept in memo (one
+    square's or colour's dict) under targets.  Never empty: targets is not."""
     moves = []
     bb = targets
     while bb:
         to = bb.bit_length() - 1
         bb ^= BB_SQUARES[to]
-        moves.append(base | TO_BITS[to])
-    if len(memo) >= MEMO_SIZE:
-        memo.clear()
-    memo[targets] = moves = tuple(moves)
-    return moves
-
-
-_PUSH_MEMO = ({}, {})              # by colour: the same squares, other pawns
-_DOUBLE_PUSH_MEMO = ({}, {})
-
-
-def _memoised_pawns(memo, up, flag, targets):
-    """The pawn moves (to - up) | TO_BITS[to] | flag for the squares of targets, top square
-    first, put in memo (one colour's dict) under targets."""
-    moves = []
-    bb = targets
-    while bb:
-        to = bb.bit_length() - 1
-        bb ^= BB_SQUARES[to]
-        moves.append((to - up) | TO_BITS[to] | flag)
+        moves.append((to - up if fr is None else fr) | TO_BITS[to] | flag)
     if len(memo) >= MEMO_SIZE:
         memo.clear()
     memo[targets] = moves = tuple(moves)
@@ -217,12 +201,10 @@ def generate_moves(pos, quiets=True):
     if MEMO_MOVES:
         if push:
             memo = _PUSH_MEMO[us]
-            got = memo.get(push)
-            extend(got if got is not None else _memoised_pawns(memo, up, 0, push))
+            extend(memo.get(push) or _memoised(memo, push, 0, up=up))
         if double:
             memo = _DOUBLE_PUSH_MEMO[us]
-            got = memo.get(double)
-            extend(got if got is not None else _memoised_pawns(memo, up + up, 0x1000, double))
+            extend(memo.get(double) or _memoised(memo, double, 0x1000, up=up + up))
     else:
         while push:
             to = push.bit_length() - 1
@@ -267,11 +249,9 @@ def generate_moves(pos, quiets=True):
         att &= quiet_target
         if MEMO_MOVES:
             if caps:
-                got = capture_memo[fr].get(caps)
-                extend(got if got is not None else _memoised(capture_memo[fr], fr | 0x4000, caps))
+                extend(capture_memo[fr].get(caps) or _memoised(capture_memo[fr], caps, 0x4000, fr))
             if att:
-                got = quiet_memo[fr].get(att)
-                extend(got if got is not None else _memoised(quiet_memo[fr], fr, att))
+                extend(quiet_memo[fr].get(att) or _memoised(quiet_memo[fr], att, 0, fr))
             continue
         base = fr | 0x4000
         if caps < 0:        # h8 first, as the walk from the top below would
@@ -310,12 +290,10 @@ def generate_moves(pos, quiets=True):
             att &= quiet_target
             if MEMO_MOVES:
                 if caps:
-                    got = capture_memo[fr].get(caps)
-                    extend(got if got is not None
-                           else _memoised(capture_memo[fr], fr | 0x4000, caps))
+                    extend(capture_memo[fr].get(caps)
+                           or _memoised(capture_memo[fr], caps, 0x4000, fr))
                 if att:
-                    got = quiet_memo[fr].get(att)
-                    extend(got if got is not None else _memoised(quiet_memo[fr], fr, att))
+                    extend(quiet_memo[fr].get(att) or _memoised(quiet_memo[fr], att, 0, fr))
                 continue
             base = fr | 0x4000
             if caps < 0:        # h8 first, as the walk from the top below would
@@ -421,8 +399,7 @@ def generate_captures(pos):
         caps = KNIGHT_ATTACKS[fr] & cap_target
         if MEMO_MOVES:
             if caps:
-                got = capture_memo[fr].get(caps)
-                extend(got if got is not None else _memoised(capture_memo[fr], fr | 0x4000, caps))
+                extend(capture_memo[fr].get(caps) or _memoised(capture_memo[fr], caps, 0x4000, fr))
             continue
         base = fr | 0x4000
         if caps < 0:        # h8 first, as the walk from the top below would
@@ -455,9 +432,8 @@ def generate_captures(pos):
                 caps &= LINE[ksq][fr]
             if MEMO_MOVES:
                 if caps:
-                    got = capture_memo[fr].get(caps)
-                    extend(got if got is not None
-                           else _memoised(capture_memo[fr], fr | 0x4000, caps))
+                    extend(capture_memo[fr].get(caps)
+                           or _memoised(capture_memo[fr], caps, 0x4000, fr))
                 continue
             base = fr | 0x4000
             if caps < 0:        # h8 first, as the walk from the top below would

@@ -266,11 +266,11 @@ class HelperPool:
     def start(self, pos, searchmoves=()):
         """Set the ready helpers searching pos (call it just before the main search,
         which ages the table: the helpers are given the age it will have).  A helper
-        still starting up joins this search once ready (join_late); one still ending the last search joins
-        this one when it has (its pipe holds the command), unless it has been silent for
-        STOP_WAIT_SECONDS since it was told to stop: then it is replaced, as is one that a
-        signal of GROUP_SIGNALS ended.  Nothing here waits, so a search never starts late
-        because of the one before it."""
+        still starting up joins this search once ready (join_late); one still ending the
+        last search joins this one when it has (its pipe holds the command), unless it
+        has been silent for STOP_WAIT_SECONDS since it was told to stop: then it is
+        replaced, as is one that a signal of GROUP_SIGNALS ended.  Nothing here waits, so
+        a search never starts late because of the one before it."""
         if self.active:
             self.collect(0.0)
         for index, signum in sorted(self.signalled.items()):
