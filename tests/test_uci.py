@@ -1326,13 +1326,16 @@ def test_a_search_whose_output_breaks_ends_the_engine(threads):
     try:
         proc.stdin.write(b"uci\nsetoption name Threads value %d\nisready\n" % threads)
         proc.stdin.flush()
-        while proc.stdout.readline().strip() != b"readyok":
-            pass
+        for line in iter(proc.stdout.readline, b""):
+            if line.strip() == b"readyok":
+                break
+        else:
+            pytest.fail("the engine ended before readyok")
         proc.stdin.write(b"position startpos\ngo infinite\n")
         proc.stdin.flush()
         time.sleep(0.5)
         proc.stdout.close()
-        assert proc.wait(15) == 0       # the search writes a line a second at least
+        assert proc.wait(15) == 0       # (the next iteration's line fails to be written)
         assert proc.stderr.read() == b""
     finally:
         proc.kill()
