@@ -291,16 +291,17 @@ class HelperPool:
         # pickled now: the search is about to move pos about
         go = pickle.dumps(("go", self.search_id, age, pos, list(searchmoves)),
                           protocol=pickle.HIGHEST_PROTOCOL)
-        self.waiting = [index for index in range(self.helpers)
-                        if index not in self.signalled and not self._check_ready(index)]
-        self.late_go = go if self.waiting else b""
+        self.waiting = []
         for index in range(self.helpers):
-            if index in self.waiting or index in self.signalled:
+            if not self._check_ready(index):
+                if index not in self.signalled:
+                    self.waiting.append(index)      # still starting: join_late
                 continue
             if self._send_pickled(index, go):
                 self.active.append(index)
             else:
                 self._replace(index, "helper %d has gone" % (index + 1))
+        self.late_go = go if self.waiting else b""
 
     def join_late(self):
         """Set searching the helpers that were still starting up when the search began
