@@ -34,6 +34,7 @@ from engine.bitboard import (ALL_SQUARES, BIT63, BB_FILES, BB_FILE_A, BB_FILE_H,
                              BB_DARK_SQUARES, BB_SQUARES, fill_north, fill_south, KNIGHT_ATTACKS, KING_ATTACKS,
                              NOT_KING_ATTACKS, ROOK_TABLE, ROOK_MASK, BISHOP_TABLE, BISHOP_MASK,
                              machine_int, popcount, to_bitboard, unsigned)
+from engine import nnue
 from engine.endgame import EXACT, endgame_verdict
 from engine.jit import for_bitboard_form, not_inlined
 from engine.psqt import MATERIAL_EG, MATERIAL_MG, PST_EG, PST_MG, pack, unpack
@@ -100,6 +101,7 @@ ENDGAME_MAX_PHASE = 2     # +5.8 +/- 11.3 Elo (pairs), 120 games from pawn endin
 # read) are added to the score: KBNK mated within 50 moves from 6 -> 22 of 30 random starts
 # at 3,000 nodes a move when written (15 of 30 today; 30 of 30 by the table); KRK in 10.3
 # moves on average, not 16.8
+NNUE = nnue.ENABLED         # BASILISK_NNUE names the network's weights (engine/nnue.py)
 MATING_DRIVE = 1          # 0: off (scripts/mate_conversion.py compares the two)
 
 VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = (
@@ -659,7 +661,7 @@ def _evaluate(pos, key, slot):
     if king_pawn is None:
         king_pawn = king_terms[kings] = _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq,
                                                          not phase)
-    s += pos.psq + king_pawn
+    s += (nnue.split(pos.psq)[1] if NNUE else pos.psq) + king_pawn
     occ_w, occ_b = pos.occ
     occ = occ_w | occ_b
     drive = 0
@@ -1271,8 +1273,47 @@ def evaluate_terms(pos):
 
 def _evaluate_psqt_only(pos):
     """The baseline for A/B matches: tapered material + PST, side to move's view."""
-    mg, eg = unpack(pos.psq)
+    mg, eg = unpack(nnue.split(pos.psq)[1] if NNUE else pos.psq)
     return _blend(pos, mg, eg, game_phase(pos))
+
+
+def _evaluate_network(pos, key, slot):
+    """_evaluate with the network (engine.nnue) wherever a piece other than a pawn or king
+    stands; pawn endings and the known endgame results stay with the terms above."""
+    bbs = pos.bbs
+    phase = (popcount(bbs[2] | bbs[10] | bbs[3] | bbs[11]) + 2 * popcount(bbs[4] | bbs[12])
+             + 4 * popcount(bbs[5] | bbs[13]))
+    if not phase:
+        return _evaluate_terms_fast(pos, key, slot)
+    if nnue.RESIDUAL:
+        # the network fitted what the terms miss: added to them (known results kept)
+        score = _evaluate_terms_fast(pos, key, slot)
+        if phase <= ENDGAME_MAX_PHASE and endgame_verdict(pos) is not None:
+            return score
+        score += nnue.score((pos.psq + _NN_OFFSET) & _NN_MASK, pos.turn)
+        _eval_scores[slot] = score
+        return score
+    drive = 0
+    if phase <= ENDGAME_MAX_PHASE:
+        verdict = endgame_verdict(pos)
+        if verdict is not None:
+            if verdict[0] == EXACT:
+                _eval_keys[slot] = key
+                _eval_scores[slot] = verdict[1]
+                return verdict[1]
+            if MATING_DRIVE:
+                drive = verdict[1]
+    t = pos.psq + _NN_OFFSET
+    score = nnue.score(t & _NN_MASK, pos.turn) + drive
+    _eval_keys[slot] = key
+    _eval_scores[slot] = score
+    return score
+
+
+if NNUE:
+    _NN_OFFSET, _NN_MASK = nnue.OFFSET, nnue.LANE_MASK
+    _evaluate_terms_fast = _evaluate
+    _evaluate = _evaluate_network
 
 
 if PSQT_ONLY:

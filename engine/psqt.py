@@ -10,6 +10,7 @@ The values come from engine.weights: material by piece type (``MATERIAL_MG``,
 ``PST_MG``/``PST_EG`` are those re-indexed by our squares (a1 = 0).
 """
 
+from engine import nnue
 from engine.types import PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, WHITE, BLACK
 from engine.weights import MATERIAL_EG, MATERIAL_MG, PIECE_SQUARE_EG, PIECE_SQUARE_MG
 
@@ -46,3 +47,5 @@ def _build():
 
 
 PSQ = _build()
+if nnue.ENABLED:
+    PSQ = nnue.accumulator_rows(PSQ)

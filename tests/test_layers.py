@@ -7,7 +7,7 @@ from pathlib import Path
 ENGINE = Path(__file__).resolve().parents[1] / "engine"
 
 LAYER = {
-    "types": 0, "streams": 0, "tunables": 0, "runtime": 0, "bitboard": 1, "jit": 1.5, "weights": 1, "zobrist": 2, "psqt": 2, "position": 3,
+    "types": 0, "streams": 0, "tunables": 0, "runtime": 0, "bitboard": 1, "jit": 1.5, "weights": 1, "nnue": 1, "zobrist": 2, "psqt": 2, "position": 3,
     "movegen": 4, "notation": 5, "evaluate": 5, "perft": 5, "tt": 6, "ordering": 6,
     "timeman": 6, "book": 6, "search": 7, "skill": 7.5, "smp": 7.5, "engine": 8, "uci": 9, "__main__": 10, "__init__": -1,
     "kpk": 2, "kbnk": 0, "endgame": 4,  # evaluate (5) calls endgame, which probes kpk and kbnk

@@ -1,0 +1,110 @@
+"""The evaluation network: a 768 -> 2 x H -> 1 net evaluated with Python's big ints.
+
+Each side's view has H hidden units: the sum of one weight row per piece (its colour
+relative to that side, its type, its square, flipped for black) plus a bias, clipped to
+[0, 255] (CReLU at the quantisation of scripts/train_nnue.py, which writes the weights).
+The side to move's units and then the other side's feed one output, in centipawns.
+
+Both views' units live in one int as 2H lanes of 16 bits (white's view in the low H),
+added to the piece-square score of engine.psqt, which make/unmake already keep: with the
+network on, ``PSQ[piece][sq]`` is the piece's two weight rows plus the packed piece-square
+score shifted above the lanes, so a move updates the accumulator with the additions it
+makes anyway.  ``split(psq)`` gives back (lanes, packed piece-square score); ``score``
+clips the lanes with a handful of whole-int operations and takes the output's dot product
+over the lanes' low bytes.
+
+``BASILISK_NNUE`` names a weights file; unset, the network is off and nothing here changes
+the engine.  A file whose flags say residual holds a network fitted to what the evaluation's
+terms miss: engine.evaluate adds its score to theirs.
+"""
+
+import os
+import struct
+from array import array
+from operator import mul
+from pathlib import Path
+
+QA, QB = 255, 64
+SCALE = 400                 # centipawns of one unit of the float network's output
+
+
+def _load(path):
+    data = Path(path).read_bytes()
+    if data[:4] != b"BNN1":
+        raise ValueError("%s is not a Basilisk network" % path)
+    hidden, head_len, b2, flags = struct.unpack_from("<HHiH", data, 4)
+    start = 14 + head_len
+    header = data[14:start].decode()
+    w = array("h")
+    w.frombytes(data[start:])
+    if len(w) != 768 * hidden + hidden + 2 * hidden:
+        raise ValueError("%s: wrong size for %d hidden units" % (path, hidden))
+    if array("h", [1]).tobytes() != b"\x01\x00":
+        w.byteswap()
+    w1 = [w[i * hidden:(i + 1) * hidden] for i in range(768)]
+    b1 = w[768 * hidden:769 * hidden]
+    w2 = w[769 * hidden:]
+    return hidden, w1, b1, w2, b2, bool(flags & 1), header
+
+
+def _lanes(values, first):
+    """Signed values as an exact int of 16-bit lanes starting at lane first."""
+    total = 0
+    for i, v in enumerate(values):
+        total += v << (16 * (first + i))
+    return total
+
+
+_setting = os.environ.get("BASILISK_NNUE", "")
+ENABLED = bool(_setting)
+RESIDUAL = False
+if ENABLED:
+    HIDDEN, _W1, _B1, _W2, _B2, RESIDUAL, HEADER = _load(_setting)
+    LANES = 2 * HIDDEN
+    SHIFT = 16 * LANES                     # the packed piece-square score sits above the lanes
+    LANE_MASK = (1 << SHIFT) - 1
+    ONES = _lanes([1] * LANES, 0)
+    # the biases, and 2^15 in every lane so each lane reads as an unsigned 16-bit number
+    OFFSET = _lanes([b + 0x8000 for b in _B1], 0) + _lanes([b + 0x8000 for b in _B1], HIDDEN)
+    _CLIP_TOP = (0x8000 - QA) * ONES
+    # output weights by the side to move: its own view's units first
+    _OUT_WHITE = tuple(_W2)
+    _OUT_BLACK = tuple(_W2[HIDDEN:]) + tuple(_W2[:HIDDEN])
+    _DIV = QA * QB
+
+
+def accumulator_rows(psq_tables):
+    """PSQ tables (piece -> 64 packed scores) with each piece's weight rows added below."""
+    tables = list(psq_tables)
+    for piece, table in enumerate(psq_tables):
+        if piece & 7 in (0, 7):               # no such piece
+            continue
+        colour, ptype = piece >> 3, (piece & 7) - 1
+        rows = []
+        for sq in range(64):
+            white_view = (colour * 6 + ptype) * 64 + sq
+            black_view = ((1 - colour) * 6 + ptype) * 64 + (sq ^ 56)
+            rows.append(_lanes(_W1[white_view], 0) + _lanes(_W1[black_view], HIDDEN)
+                        + (table[sq] << SHIFT))
+        tables[piece] = rows
+    return tables
+
+
+def split(psq):
+    """(lanes, packed piece-square score) of a position's psq field."""
+    t = psq + OFFSET
+    return t & LANE_MASK, t >> SHIFT
+
+
+def score(lanes, turn):
+    """The network's centipawns for the side to move (turn 0 white, 1 black)."""
+    ones = ONES
+    positive = (lanes >> 15) & ones                    # lanes at or above the 2^15 offset
+    lanes &= positive * 0x7FFF                         # the others 0, these less the offset
+    top = ((lanes + _CLIP_TOP) >> 15) & ones           # lanes at or above QA
+    lanes = (lanes & ~(top * 0xFFFF)) | (top * QA)
+    units = lanes.to_bytes(SHIFT >> 3, "little")[::2]
+    total = sum(map(mul, units, _OUT_BLACK if turn else _OUT_WHITE)) + _B2
+    if total >= 0:
+        return total * SCALE // _DIV
+    return -(-total * SCALE // _DIV)

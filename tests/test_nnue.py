@@ -1,0 +1,133 @@
+"""The evaluation network (engine/nnue.py) against a plain reference: the packed lanes kept
+by make/unmake equal the sum of the pieces' weight rows, the clipped dot product over them
+equals one computed lane by lane, and the evaluation is symmetric under a colour flip.
+
+The network is read at import (BASILISK_NNUE), so these run the engine in a subprocess on a
+random network written here, its weights large enough that lanes clip at both ends."""
+
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+from array import array
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+HIDDEN = 8
+
+
+def write_network(path, seed, hidden=HIDDEN, residual=False):
+    rng = random.Random(seed)
+    w1 = [rng.randint(-500, 500) for _ in range(768 * hidden)]
+    b1 = [rng.randint(-300, 400) for _ in range(hidden)]
+    w2 = [rng.randint(-127, 127) for _ in range(2 * hidden)]
+    head = b"test network"
+    data = b"BNN1" + struct.pack("<HHiH", hidden, len(head), rng.randint(-5000, 5000), int(residual)) + head
+    values = array("h", w1 + b1 + w2)
+    if sys.byteorder == "big":
+        values.byteswap()
+    path.write_bytes(data + values.tobytes())
+
+
+CHECK = r'''
+import json, random, sys
+import chess
+from engine import nnue
+from engine import evaluate as ev
+from engine.evaluate import evaluate, clear_cache, game_phase
+from engine.movegen import generate_moves, is_legal_move
+from engine.position import Position
+
+def reference(pos):
+    """The network's score from its definition: lane by lane, no packing."""
+    acc = [list(nnue._B1), list(nnue._B1)]
+    for sq, piece in enumerate(pos.board):
+        if piece:
+            colour, kind = piece >> 3, (piece & 7) - 1
+            rows = (nnue._W1[(colour * 6 + kind) * 64 + sq],
+                    nnue._W1[((1 - colour) * 6 + kind) * 64 + (sq ^ 56)])
+            for view in (0, 1):
+                for i in range(nnue.HIDDEN):
+                    acc[view][i] += rows[view][i]
+    us, them = acc[pos.turn], acc[1 - pos.turn]
+    units = [min(max(v, 0), 255) for v in us + them]
+    total = sum(u * w for u, w in zip(units, nnue._W2)) + nnue._B2
+    return total * 400 // (255 * 64) if total >= 0 else -(-total * 400 // (255 * 64))
+
+rng = random.Random(int(sys.argv[1]))
+checked = clipped = 0
+for game in range(12):
+    pos = Position()
+    for ply in range(160):
+        moves = [m for m in generate_moves(pos) if is_legal_move(pos, m)]
+        if not moves:
+            break
+        pos.make(rng.choice(moves))
+        assert pos.psq == pos.compute_psq()
+        lanes, packed = nnue.split(pos.psq)
+        assert 0 <= lanes < 1 << nnue.SHIFT
+        assert nnue.score(lanes, pos.turn) == reference(pos), pos.fen()
+        mirror = Position(chess.Board(pos.fen()).mirror().fen())
+        assert nnue.score(nnue.split(mirror.psq)[0], mirror.turn) == reference(pos)
+        phase = game_phase(pos)
+        if phase > ev.ENDGAME_MAX_PHASE and not pos.in_check():
+            clear_cache()
+            total = evaluate(pos)
+            clear_cache()
+            key = pos.key & 0x7FFFFFFFFFFFFFFF
+            terms = ev._evaluate_terms_fast(pos, key, key & ev._EVAL_INDEX)
+            assert total == (terms + reference(pos) if nnue.RESIDUAL else reference(pos)), pos.fen()
+            assert evaluate(mirror) == total
+        checked += 1
+    while pos.stack:
+        pos.unmake()
+    assert pos.psq == Position().psq
+print(json.dumps({"checked": checked, "enabled": nnue.ENABLED, "residual": nnue.RESIDUAL}))
+'''
+
+
+def run_check(net, seed):
+    env = dict(os.environ, BASILISK_NNUE=str(net))
+    out = subprocess.run([sys.executable, "-c", CHECK, str(seed)], cwd=REPO, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("seed,residual", [(1, False), (2, False), (3, True)])
+def test_packed_lanes_and_score_match_the_reference(tmp_path, seed, residual):
+    """Also: the evaluation is the network's score (a residual network's: the terms' plus
+    the network's) wherever a piece other than a pawn or king stands, the same for the
+    colour-flipped position."""
+    net = tmp_path / "net.bin"
+    write_network(net, seed, residual=residual)
+    result = run_check(net, seed)
+    assert result["enabled"] is True
+    assert result["residual"] is residual
+    assert result["checked"] > 500
+
+
+def test_engine_searches_with_a_network(tmp_path):
+    net = tmp_path / "net.bin"
+    write_network(net, 3)
+    env = dict(os.environ, BASILISK_NNUE=str(net))
+    commands = "uci\nposition startpos moves e2e4 e7e5\ngo depth 4\nisready\n"
+    proc = subprocess.Popen([sys.executable, "-m", "engine"], cwd=REPO, env=env, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = proc.communicate(commands, timeout=120)
+    assert "readyok" in out and "bestmove" in out, err[-2000:]
+    assert "Traceback" not in out + err
+
+
+def test_a_file_that_is_not_a_network_is_refused(tmp_path):
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(b"not a network at all")
+    env = dict(os.environ, BASILISK_NNUE=str(bad))
+    out = subprocess.run([sys.executable, "-c", "import engine.evaluate"], cwd=REPO, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0
+    assert "not a Basilisk network" in out.stderr
