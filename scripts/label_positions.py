@@ -16,7 +16,8 @@ passes --max-cp either way.
 
 One Stockfish process per worker, spoken to through its pipes (one thread, --hash MB,
 ucinewgame each game); --seed fixes the openings and the random moves, so the same command
-writes the same file (up to the order of the workers' games).
+with the same --concurrency writes the same positions, in the order the workers finish
+their games.
 """
 
 import argparse
@@ -98,7 +99,7 @@ def worker(args, games, queue):
         pos = Position(fen)
         out = []
         for ply in range(args.max_plies):
-            legal = [m for m in generate_moves(pos) if _legal(pos, m)]
+            legal = generate_moves(pos)
             if not legal or pos.halfmove >= 100:
                 break
             text = pos.fen()
@@ -118,13 +119,6 @@ def worker(args, games, queue):
         queue.put((index, out))
     sf.close()
     queue.put(None)
-
-
-def _legal(pos, move):
-    pos.make(move)
-    ok = not pos.is_attacked(pos.king_square(pos.turn ^ 1), pos.turn)
-    pos.unmake()
-    return ok
 
 
 def main():

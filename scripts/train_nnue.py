@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""Train the evaluation network (engine/nnue.py) on scripts/make_dataset.py's positions.
+"""Train the evaluation network (engine/nnue.py) on scored positions ('FEN;result;cp' lines:
+scripts/label_positions.py's or scripts/make_dataset.py --stockfish's).
 
 The network: 768 inputs per side's view (a piece's colour relative to that side, its type,
 its square flipped for black), a hidden layer of --hidden units per view with biases, both
 clipped to [0, 1] (CReLU), the side to move's units then the other side's into one output.
 It predicts the score in centipawns: the loss is the squared error between
 sigmoid(score / --k) and a blend of the game's result and Stockfish's score (--lambda of
-Stockfish's, the file's third field), both from the side to move's view.
+Stockfish's, the file's third field), both from the side to move's view.  With --residual
+the network fits what Basilisk's own evaluation misses (its score is added to the network's
+inside the sigmoid), and the file says so: the engine then adds the two.
 
 Quantised as engine/nnue.py reads it: hidden weights and biases x 255 (int16), output
-weights x 64 (int16), output bias x 255 x 64 (int32); training clips the weights to the
-ranges that keep every accumulator lane within int16.
+weights x 64 (int16), output bias x 255 x 64 (int32), after a header (b"BNN1", the hidden
+size, the header text's length, the output bias, flags: 1 = residual, the text naming the
+data and the command); training clips the weights to the ranges that keep every
+accumulator lane within int16.  The epoch with the lowest held-out error is written.
 
-    python scripts/train_nnue.py --data sf.txt [sf2.txt ...] --out engine/nnue.bin
+    python scripts/train_nnue.py --data lab951.txt lab952.txt --out net.bin
 
 Needs numpy (`pip install numpy`); the engine does not.
 """

@@ -39,7 +39,7 @@ import chess
 from engine import nnue
 from engine import evaluate as ev
 from engine.evaluate import evaluate, clear_cache, game_phase
-from engine.movegen import generate_moves, is_legal_move
+from engine.movegen import generate_moves
 from engine.position import Position
 
 def reference(pos):
@@ -63,7 +63,7 @@ checked = clipped = 0
 for game in range(12):
     pos = Position()
     for ply in range(160):
-        moves = [m for m in generate_moves(pos) if is_legal_move(pos, m)]
+        moves = generate_moves(pos)
         if not moves:
             break
         pos.make(rng.choice(moves))
