@@ -111,6 +111,14 @@ def test_packed_lanes_and_score_match_the_reference(tmp_path, seed, residual):
     assert result["checked"] > 500
 
 
+def test_the_kept_network_matches_the_reference():
+    """scripts/data's network (session 94's r2, docs/measurements.md): real weights keep
+    every lane within int16 and agree with the reference too."""
+    result = run_check(REPO / "scripts" / "data" / "nnue-r2-s94.bin", 4)
+    assert result["residual"] is True
+    assert result["checked"] > 500
+
+
 def test_engine_searches_with_a_network(tmp_path):
     net = tmp_path / "net.bin"
     write_network(net, 3)
