@@ -1279,39 +1279,23 @@ def _evaluate_psqt_only(pos):
 
 def _evaluate_network(pos, key, slot):
     """_evaluate with the network (engine.nnue) wherever a piece other than a pawn or king
-    stands; pawn endings and the known endgame results stay with the terms above."""
-    bbs = pos.bbs
-    phase = (popcount(bbs[2] | bbs[10] | bbs[3] | bbs[11]) + 2 * popcount(bbs[4] | bbs[12])
-             + 4 * popcount(bbs[5] | bbs[13]))
-    if not phase:
+    stands; pawn endings and the known endgame results stay with the terms above (a pure
+    network's score takes their mating drive)."""
+    phase = game_phase(pos)
+    verdict = endgame_verdict(pos) if 0 < phase <= ENDGAME_MAX_PHASE else None
+    if not phase or verdict is not None and (nnue.RESIDUAL or verdict[0] == EXACT):
         return _evaluate_terms_fast(pos, key, slot)
+    score = nnue.evaluate(pos.psq, pos.turn)
     if nnue.RESIDUAL:
-        # the network fitted what the terms miss: added to them (known results kept)
-        score = _evaluate_terms_fast(pos, key, slot)
-        if phase <= ENDGAME_MAX_PHASE and endgame_verdict(pos) is not None:
-            return score
-        score += nnue.score((pos.psq + _NN_OFFSET) & _NN_MASK, pos.turn)
-        _eval_scores[slot] = score
-        return score
-    drive = 0
-    if phase <= ENDGAME_MAX_PHASE:
-        verdict = endgame_verdict(pos)
-        if verdict is not None:
-            if verdict[0] == EXACT:
-                _eval_keys[slot] = key
-                _eval_scores[slot] = verdict[1]
-                return verdict[1]
-            if MATING_DRIVE:
-                drive = verdict[1]
-    t = pos.psq + _NN_OFFSET
-    score = nnue.score(t & _NN_MASK, pos.turn) + drive
+        score += _evaluate_terms_fast(pos, key, slot)
+    elif verdict is not None and MATING_DRIVE:
+        score += verdict[1]
     _eval_keys[slot] = key
     _eval_scores[slot] = score
     return score
 
 
 if NNUE:
-    _NN_OFFSET, _NN_MASK = nnue.OFFSET, nnue.LANE_MASK
     _evaluate_terms_fast = _evaluate
     _evaluate = _evaluate_network
 

@@ -96,6 +96,11 @@ def split(psq):
     return t & LANE_MASK, t >> SHIFT
 
 
+def evaluate(psq, turn):
+    """The network's centipawns for the side to move, from a position's psq field."""
+    return score((psq + OFFSET) & LANE_MASK, turn)
+
+
 def score(lanes, turn):
     """The network's centipawns for the side to move (turn 0 white, 1 black)."""
     ones = ONES
