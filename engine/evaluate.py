@@ -1268,6 +1268,15 @@ def evaluate_terms(pos):
     elif verdict is not None and MATING_DRIVE:
         out["mating drive"] = sign * verdict[1]
         out["total"] = sign * (total + verdict[1])
+    if NNUE and phase and (verdict is None or not nnue.RESIDUAL and verdict[0] != EXACT):
+        # where _evaluate_network lets the network answer: its score beside the terms'
+        net = nnue.evaluate(pos.psq, us)
+        out["network"] = sign * net
+        terms_total = out.pop("total")               # re-entered last, after the network's row
+        if nnue.RESIDUAL:
+            out["total"] = terms_total + sign * net
+        else:
+            out["total"] = sign * (net + (verdict[1] if verdict is not None and MATING_DRIVE else 0))
     return out
 
 

@@ -177,14 +177,34 @@ def main():
     parser.add_argument("--residual", action="store_true",
                         help="fit what Basilisk's own evaluation misses: the engine adds the "
                              "network's score to it")
+    parser.add_argument("--cache", metavar="DIR",
+                        help="keep the parsed positions (and the terms' scores) in DIR for the "
+                             "next run on the same data")
     args = parser.parse_args()
 
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
-    iw, ib, stm, target, fens = load(args.data, args.lam, args.k)
+    digest = hashlib.sha256()
+    for path in args.data:
+        digest.update(Path(path).read_bytes())
+    cache = None
+    if args.cache:
+        # parsing and the terms' scores take minutes for millions of positions
+        key = hashlib.sha256(f"{digest.hexdigest()} {args.lam} {args.k} {args.residual}".encode())
+        if args.residual:                   # the terms' scores: this checkout's engine
+            for source in sorted((Path(__file__).resolve().parent.parent / "engine").glob("*.py")):
+                key.update(source.read_bytes())
+        cache = Path(args.cache) / f"train-{key.hexdigest()[:16]}.npz"
+    if cache is not None and cache.exists():
+        with np.load(cache) as saved:
+            iw, ib, stm, target, base = (saved[name] for name in ("iw", "ib", "stm", "target", "base"))
+    else:
+        iw, ib, stm, target, fens = load(args.data, args.lam, args.k)
+        base = hce_scores(fens) if args.residual else np.zeros(len(target), dtype=np.float32)
+        del fens
+        if cache is not None:
+            np.savez(cache, iw=iw, ib=ib, stm=stm, target=target, base=base)
     n = len(target)
-    base = hce_scores(fens) if args.residual else np.zeros(n, dtype=np.float32)
-    del fens
     order = rng.permutation(n)
     n_val = int(n * args.holdout)
     val, fit = order[:n_val], order[n_val:]
@@ -211,9 +231,6 @@ def main():
             best_params = [p.copy() for p in net.params]
     for p, q in zip(net.params, best_params):
         p[...] = q
-    digest = hashlib.sha256()
-    for path in args.data:
-        digest.update(Path(path).read_bytes())
     header = (f"data sha256 {digest.hexdigest()[:16]} ({n} positions); "
               f"command: train_nnue.py {' '.join(sys.argv[1:])}; held-out loss {best:.6f}")
     write(net, args.out, header, 1 if args.residual else 0)

@@ -82,6 +82,8 @@ for game in range(12):
             terms = ev._evaluate_terms_fast(pos, key, key & ev._EVAL_INDEX)
             assert total == (terms + reference(pos) if nnue.RESIDUAL else reference(pos)), pos.fen()
             assert evaluate(mirror) == total
+            sign = 1 if pos.turn == 0 else -1
+            assert ev.evaluate_terms(pos)["total"] == sign * total, pos.fen()   # the `eval` text
         checked += 1
     while pos.stack:
         pos.unmake()
