@@ -114,9 +114,9 @@ def test_packed_lanes_and_score_match_the_reference(tmp_path, seed, residual):
 
 
 def test_the_kept_network_matches_the_reference():
-    """scripts/data's network (session 94's r2, docs/measurements.md): real weights keep
+    """scripts/data's network (session 95's r3, docs/measurements.md): real weights keep
     every lane within int16 and agree with the reference too."""
-    result = run_check(REPO / "scripts" / "data" / "nnue-r2-s94.bin", 4)
+    result = run_check(REPO / "scripts" / "data" / "nnue-r3-s95.bin", 4)
     assert result["residual"] is True
     assert result["checked"] > 500
 
