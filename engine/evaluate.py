@@ -1268,8 +1268,7 @@ def evaluate_terms(pos):
     elif verdict is not None and MATING_DRIVE:
         out["mating drive"] = sign * verdict[1]
         out["total"] = sign * (total + verdict[1])
-    if NNUE and phase and (verdict is None or not nnue.RESIDUAL and verdict[0] != EXACT):
-        # where _evaluate_network lets the network answer: its score beside the terms'
+    if NNUE and _network_answers(phase, verdict):
         net = nnue.evaluate(pos.psq, us)
         out["network"] = sign * net
         terms_total = out.pop("total")               # re-entered last, after the network's row
@@ -1286,13 +1285,18 @@ def _evaluate_psqt_only(pos):
     return _blend(pos, mg, eg, game_phase(pos))
 
 
+def _network_answers(phase, verdict):
+    """Whether the network scores a position: not a pawn ending (phase 0), nor a known
+    result (any verdict, for a residual network, which the terms' score carries)."""
+    return bool(phase) and (verdict is None or not nnue.RESIDUAL and verdict[0] != EXACT)
+
+
 def _evaluate_network(pos, key, slot):
-    """_evaluate with the network (engine.nnue) wherever a piece other than a pawn or king
-    stands; pawn endings and the known endgame results stay with the terms above (a pure
-    network's score takes their mating drive)."""
+    """_evaluate with the network (engine.nnue) wherever _network_answers; the rest stays
+    with the terms above (a pure network's score takes their mating drive)."""
     phase = game_phase(pos)
     verdict = endgame_verdict(pos) if 0 < phase <= ENDGAME_MAX_PHASE else None
-    if not phase or verdict is not None and (nnue.RESIDUAL or verdict[0] == EXACT):
+    if not _network_answers(phase, verdict):
         return _evaluate_terms_fast(pos, key, slot)
     score = nnue.evaluate(pos.psq, pos.turn)
     if nnue.RESIDUAL:

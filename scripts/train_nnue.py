@@ -34,6 +34,7 @@ import numpy as np
 QA, QB = 255, 64
 SCALE = 400                 # centipawns of one unit of the float network's output
 PIECES = "PNBRQKpnbrqk"
+REPO = Path(__file__).resolve().parent.parent
 
 
 def features(board_fen):
@@ -58,7 +59,7 @@ def features(board_fen):
 
 def hce_scores(fens):
     """Basilisk's evaluation without the network, side to move's view (for --residual)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(REPO))
     from engine import nnue
     from engine.evaluate import evaluate
     from engine.position import Position
@@ -192,7 +193,7 @@ def main():
         # parsing and the terms' scores take minutes for millions of positions
         key = hashlib.sha256(f"{digest.hexdigest()} {args.lam} {args.k} {args.residual}".encode())
         if args.residual:                   # the terms' scores: this checkout's engine
-            for source in sorted((Path(__file__).resolve().parent.parent / "engine").glob("*.py")):
+            for source in sorted((REPO / "engine").glob("*.py")):
                 key.update(source.read_bytes())
         cache = Path(args.cache) / f"train-{key.hexdigest()[:16]}.npz"
     if cache is not None and cache.exists():
