@@ -1272,10 +1272,8 @@ def evaluate_terms(pos):
         net = nnue.evaluate(pos.psq, us)
         out["network"] = sign * net
         terms_total = out.pop("total")               # re-entered last, after the network's row
-        if nnue.RESIDUAL:
-            out["total"] = terms_total + sign * net
-        else:
-            out["total"] = sign * (net + (verdict[1] if verdict is not None and MATING_DRIVE else 0))
+        # a residual network adds to the terms; a pure one keeps only their mating drive
+        out["total"] = (terms_total if nnue.RESIDUAL else out.get("mating drive", 0)) + sign * net
     return out
 
 
