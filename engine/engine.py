@@ -38,6 +38,7 @@ import time
 from engine.book import Book, BookError, pick
 from engine.evaluate import evaluate, evaluate_terms
 from engine.movegen import generate_moves
+from engine.nnue import PROBLEM as NETWORK_PROBLEM
 from engine.notation import move_to_uci, parse_uci_move
 from engine.perft import divide
 from engine.position import Position, FenError, STARTING_FEN
@@ -50,7 +51,7 @@ from engine.zobrist import polyglot_key
 
 __all__ = [
     "Engine", "run_bench", "root_moves", "legal_prefix", "BENCH_DEPTH", "BENCH_MAX_DEPTH",
-    "BookError", "strength_level",
+    "BookError", "strength_level", "NETWORK_PROBLEM",
     # the board, for front ends that reach it only through this module
     "Position", "FenError", "STARTING_FEN", "generate_moves", "move_to_uci",
     "parse_uci_move", "evaluate", "evaluate_terms", "polyglot_key",

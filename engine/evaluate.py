@@ -9,11 +9,13 @@ pawn push threats, outposts, minor pieces behind pawns, rooks on (semi-)open fil
 and mop-up against a bare king.  The mg and eg sums are blended by ``game_phase`` (24 with
 all pieces, 0 with kings and pawns only); a drawish-ending scale (out of 64) shrinks the
 score where the side ahead can hardly win; with very little material engine.endgame's known
-results replace the score, and its mating drives (KBNK, KRK) are added to it.
+results replace the score, and its mating drives (KBNK, KRK) are added to it.  Where a
+piece other than a pawn or king stands, the network (engine.nnue, on by default) adds what
+the terms miss (a residual network) or replaces them.
 
 ``evaluate(pos)``, the search's fast path: centipawns for the side to move, from bitboards,
 tables built at import and caches of pawn structure (with its king-square terms) and of
-whole evaluations.
+whole evaluations; ``terms_score(pos)`` is the terms' part alone.
 ``evaluate_terms(pos)``, the reference: every term from its definition, square by square,
 as a table from white's view (what the UCI ``eval`` command prints); the tests require
 ``evaluate`` to agree with its 'total'.
@@ -101,7 +103,10 @@ ENDGAME_MAX_PHASE = 2     # +5.8 +/- 11.3 Elo (pairs), 120 games from pawn endin
 # read) are added to the score: KBNK mated within 50 moves from 6 -> 22 of 30 random starts
 # at 3,000 nodes a move when written (15 of 30 today; 30 of 30 by the table); KRK in 10.3
 # moves on average, not 16.8
-NNUE = nnue.ENABLED         # BASILISK_NNUE names the network's weights (engine/nnue.py)
+NNUE = nnue.ENABLED         # on unless BASILISK_NNUE=off (engine/nnue.py)
+# the packed piece-square score of a psq field that carries the network's lanes:
+# (psq + _LANES_OFFSET) >> _LANES_SHIFT, nnue.split's second half written out (folded)
+_LANES_OFFSET, _LANES_SHIFT = (nnue.OFFSET, nnue.SHIFT) if NNUE else (0, 0)
 MATING_DRIVE = 1          # 0: off (scripts/mate_conversion.py compares the two)
 
 VALUE_KNIGHT_MG, VALUE_BISHOP_MG, VALUE_ROOK_MG, VALUE_QUEEN_MG = (
@@ -438,20 +443,22 @@ _pawn_cache = {}
 # so a store allocates nothing there; a dict boxed each score, and those survivors of the
 # nursery fed the garbage collector.
 _EVAL_INDEX = EVAL_CACHE_SIZE - 1
-_eval_keys = [-1] * EVAL_CACHE_SIZE      # -1: empty (a key masked to 63 bits is >= 0)
-_eval_scores = [0] * EVAL_CACHE_SIZE
+# one slot past the probed ones: terms_score's store, which no probe reads
+_SCRATCH_SLOT = EVAL_CACHE_SIZE
+_eval_keys = [-1] * (EVAL_CACHE_SIZE + 1)      # -1: empty (a key masked to 63 bits is >= 0)
+_eval_scores = [0] * (EVAL_CACHE_SIZE + 1)
 
 
 def clear_evaluations():
     """Empty the whole-evaluation cache (the pawn cache stays)."""
     global _eval_keys, _eval_scores
-    _eval_keys = [-1] * EVAL_CACHE_SIZE
-    _eval_scores = [0] * EVAL_CACHE_SIZE
+    _eval_keys = [-1] * (EVAL_CACHE_SIZE + 1)
+    _eval_scores = [0] * (EVAL_CACHE_SIZE + 1)
 
 
 def cached_evaluations():
     """How many whole evaluations the cache holds."""
-    return EVAL_CACHE_SIZE - _eval_keys.count(-1)
+    return EVAL_CACHE_SIZE + 1 - _eval_keys.count(-1)
 
 
 def clear_cache():
@@ -512,7 +519,7 @@ def _non_pawn_material(bbs, color):
 
 # Can the few-pawns rule (scale_rule's last) scale a score below SCALE_NORMAL?  Where it
 # cannot, a rule applies only where the side ahead has no pawns or both sides have bishops:
-# _evaluate asks scale_rule only there (a new rule widens that test too).
+# _evaluate_terms asks scale_rule only there (a new rule widens that test too).
 _FEW_PAWNS_SCALE = SCALE_FEW_PAWNS + SCALE_PER_PAWN < SCALE_NORMAL or SCALE_PER_PAWN < 0
 
 
@@ -636,8 +643,8 @@ def evaluate(pos):
 # nothing, so a hit is a call of that small frame).
 @not_inlined
 @for_bitboard_form
-def _evaluate(pos, key, slot):
-    """evaluate() for a position not in the cache; stores it there."""
+def _evaluate_terms(pos, key, slot):
+    """The terms' score of a position not in the cache; stores it there (in slot)."""
     bbs = pos.bbs
     # literals and + and * rather than globals and bitwise operators here and below: CPython
     # 0.2% fewer instructions a node
@@ -661,7 +668,7 @@ def _evaluate(pos, key, slot):
     if king_pawn is None:
         king_pawn = king_terms[kings] = _king_pawn_terms(wp, bp, w_passed, b_passed, wksq, bksq,
                                                          not phase)
-    s += (nnue.split(pos.psq)[1] if NNUE else pos.psq) + king_pawn
+    s += ((pos.psq + _LANES_OFFSET) >> _LANES_SHIFT if NNUE else pos.psq) + king_pawn
     occ_w, occ_b = pos.occ
     occ = occ_w | occ_b
     drive = 0
@@ -1226,10 +1233,12 @@ def _reference_side_terms(pos, own, enemy, facts):
     return terms
 
 
-def evaluate_terms(pos):
+def evaluate_terms(pos, network=True):
     """The reference evaluation, term by term: each term as (white mg, white eg), then
-    'phase', 'blended' (the tapered sum), 'scale' (out of 64) and 'total' (what
-    ``evaluate`` must return), all from white's point of view, as the UCI ``eval`` prints."""
+    'phase', 'blended' (the tapered sum), 'scale' (out of 64), 'network' where the network
+    scores the position, and 'total' (what ``evaluate`` must return), all from white's
+    point of view, as the UCI ``eval`` prints.  network=False: the terms alone, whose
+    'total' is terms_score's."""
     sides = [_Side(pos.board, WHITE), _Side(pos.board, BLACK)]
     facts = [_pawn_facts(sides[WHITE], sides[BLACK]), _pawn_facts(sides[BLACK], sides[WHITE])]
     white = _reference_side_terms(pos, sides[WHITE], sides[BLACK], facts[WHITE])
@@ -1268,7 +1277,7 @@ def evaluate_terms(pos):
     elif verdict is not None and MATING_DRIVE:
         out["mating drive"] = sign * verdict[1]
         out["total"] = sign * (total + verdict[1])
-    if NNUE and _network_answers(phase, verdict):
+    if network and NNUE and _network_answers(phase, verdict):
         net = nnue.evaluate(pos.psq, us)
         out["network"] = sign * net
         terms_total = out.pop("total")               # re-entered last, after the network's row
@@ -1290,15 +1299,16 @@ def _network_answers(phase, verdict):
 
 
 def _evaluate_network(pos, key, slot):
-    """_evaluate with the network (engine.nnue) wherever _network_answers; the rest stays
-    with the terms above (a pure network's score takes their mating drive)."""
+    """The network's score (engine.nnue) wherever _network_answers, added to the terms' for
+    a residual network; the rest stays with the terms (a pure network's score takes their
+    mating drive).  Stores it in the cache."""
     phase = game_phase(pos)
     verdict = endgame_verdict(pos) if 0 < phase <= ENDGAME_MAX_PHASE else None
     if not _network_answers(phase, verdict):
-        return _evaluate_terms_fast(pos, key, slot)
+        return _evaluate_terms(pos, key, slot)
     score = nnue.evaluate(pos.psq, pos.turn)
     if nnue.RESIDUAL:
-        score += _evaluate_terms_fast(pos, key, slot)
+        score += _evaluate_terms(pos, key, slot)
     elif verdict is not None and MATING_DRIVE:
         score += verdict[1]
     _eval_keys[slot] = key
@@ -1306,9 +1316,14 @@ def _evaluate_network(pos, key, slot):
     return score
 
 
-if NNUE:
-    _evaluate_terms_fast = _evaluate
-    _evaluate = _evaluate_network
+# what evaluate() calls on a cache miss (tests that recompile _evaluate_terms re-point it)
+_evaluate = _evaluate_network if NNUE else _evaluate_terms
+
+
+def terms_score(pos):
+    """The terms' score alone, side to move's view: evaluate() without the network (the
+    tests of the terms, the tuner, the residual network's base).  Outside the cache."""
+    return _evaluate_terms(pos, -1, _SCRATCH_SLOT)
 
 
 if PSQT_ONLY:

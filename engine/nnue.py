@@ -13,9 +13,11 @@ makes anyway.  ``split(psq)`` gives back (lanes, packed piece-square score); ``s
 clips the lanes with a handful of whole-int operations and takes the output's dot product
 over the lanes' low bytes.
 
-``BASILISK_NNUE`` names a weights file; unset, the network is off and nothing here changes
-the engine.  A file whose flags say residual holds a network fitted to what the evaluation's
-terms miss: engine.evaluate adds its score to theirs.
+The network is on by default with the weights shipped beside this module (``DEFAULT``).
+``BASILISK_NNUE`` names another weights file, or is ``off`` (or empty) to play on the
+evaluation's terms alone.  A file that cannot be read leaves the network off and says why
+in ``PROBLEM`` (the UCI loop reports it as an error).  A file whose flags say residual holds
+a network fitted to what the terms miss: engine.evaluate adds its score to theirs.
 """
 
 import os
@@ -31,14 +33,16 @@ SCALE = 400                 # centipawns of one unit of the float network's outp
 def _load(path):
     data = Path(path).read_bytes()
     if data[:4] != b"BNN1":
-        raise ValueError("%s is not a Basilisk network" % path)
+        raise ValueError("not a Basilisk network")
+    if len(data) < 14:
+        raise ValueError("cut short")
     hidden, head_len, b2, flags = struct.unpack_from("<HHiH", data, 4)
     start = 14 + head_len
     header = data[14:start].decode()
     w = array("h")
     w.frombytes(data[start:])
-    if len(w) != 768 * hidden + hidden + 2 * hidden:
-        raise ValueError("%s: wrong size for %d hidden units" % (path, hidden))
+    if not hidden or len(w) != 768 * hidden + hidden + 2 * hidden:
+        raise ValueError("the wrong size for %d hidden units" % hidden)
     if array("h", [1]).tobytes() != b"\x01\x00":
         w.byteswap()
     w1 = [w[i * hidden:(i + 1) * hidden] for i in range(768)]
@@ -55,11 +59,34 @@ def _lanes(values, first):
     return total
 
 
-_setting = os.environ.get("BASILISK_NNUE", "")
-ENABLED = bool(_setting)
+DEFAULT = Path(__file__).with_name("nnue-r3-s95.bin")
+OFF = ("", "0", "off", "none", "false")
+
+
+def _choose():
+    """(weights or None, the file's path or None, what went wrong or None)."""
+    setting = os.environ.get("BASILISK_NNUE")
+    if setting is None:
+        path = DEFAULT
+    elif setting.strip().lower() in OFF:
+        return None, None, None
+    else:
+        path = Path(setting)
+    try:
+        return _load(path), path, None
+    except OSError as exc:
+        problem = exc.strerror or str(exc)
+    except (ValueError, UnicodeDecodeError) as exc:
+        problem = str(exc)
+    return None, None, ("network %s not loaded (%s): playing on the evaluation's terms alone"
+                        % (path, problem))
+
+
+_weights, PATH, PROBLEM = _choose()
+ENABLED = _weights is not None
 RESIDUAL = False
 if ENABLED:
-    HIDDEN, _W1, _B1, _W2, _B2, RESIDUAL, HEADER = _load(_setting)
+    HIDDEN, _W1, _B1, _W2, _B2, RESIDUAL, HEADER = _weights
     LANES = 2 * HIDDEN
     SHIFT = 16 * LANES                     # the packed piece-square score sits above the lanes
     LANE_MASK = (1 << SHIFT) - 1

@@ -2,8 +2,10 @@
 
 A score is packed as one int, ``eg << 16 + mg`` (``pack``), so make/unmake update the
 middlegame and endgame halves with a single addition; ``unpack`` splits it again.
-``PSQ[piece][sq]`` holds the packed value of that coloured piece on that square, from
-white's point of view (black's entries are negated mirrors of white's).
+``PSQ_TERMS[piece][sq]`` holds the packed value of that coloured piece on that square, from
+white's point of view (black's entries are negated mirrors of white's).  ``PSQ`` is what
+make/unmake add: those values, with the network's accumulator rows below them where the
+network is on (engine.nnue).
 
 The values come from engine.weights: material by piece type (``MATERIAL_MG``,
 ``MATERIAL_EG``) and the piece-square tables, which it lays out as printed (a8 first);
@@ -46,6 +48,6 @@ def _build():
     return table
 
 
-PSQ = _build()
-if nnue.ENABLED:
-    PSQ = nnue.accumulator_rows(PSQ)
+PSQ_TERMS = _build()
+# what make/unmake add: with the network on, its accumulator rows below the packed scores
+PSQ = nnue.accumulator_rows(PSQ_TERMS) if nnue.ENABLED else PSQ_TERMS

@@ -39,7 +39,9 @@ MATERIAL = {"BN": (BISHOP, KNIGHT), "R": (ROOK,), "Q": (QUEEN,)}
 def use_drive(on):
     engine.evaluate.MATING_DRIVE = 1 if on else 0
     # CPython's evaluation holds the constants it read at import (engine.jit): compile it again
-    engine.evaluate._evaluate = refreshed(engine.evaluate._evaluate)
+    ev = engine.evaluate
+    ev._evaluate_terms = refreshed(ev._evaluate_terms)
+    ev._evaluate = ev._evaluate_network if ev.NNUE else ev._evaluate_terms
     engine.evaluate.clear_cache()
 
 

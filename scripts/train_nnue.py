@@ -60,12 +60,9 @@ def features(board_fen):
 def hce_scores(fens):
     """Basilisk's evaluation without the network, side to move's view (for --residual)."""
     sys.path.insert(0, str(REPO))
-    from engine import nnue
-    from engine.evaluate import evaluate
+    from engine.evaluate import terms_score
     from engine.position import Position
-    if nnue.ENABLED:
-        sys.exit("--residual: run without BASILISK_NNUE")
-    return np.array([evaluate(Position(fen)) for fen in fens], dtype=np.float32)
+    return np.array([terms_score(Position(fen)) for fen in fens], dtype=np.float32)
 
 
 def load(paths, lam, k):

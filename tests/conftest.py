@@ -22,6 +22,18 @@ def refresh_methods(monkeypatch, cls):
         monkeypatch.setattr(cls, name, method)
 
 
+def refresh_evaluation(monkeypatch):
+    """Compile the evaluation's terms again for the rest of a test, after it changed a
+    module constant (the plain form holds the values it read at import), and point
+    evaluate() and terms_score() at them, with the network or without."""
+    import engine.evaluate as ev
+    from engine.jit import refreshed
+
+    fresh = refreshed(ev._evaluate_terms)
+    monkeypatch.setattr(ev, "_evaluate_terms", fresh)
+    monkeypatch.setattr(ev, "_evaluate", ev._evaluate_network if ev.NNUE else fresh)
+
+
 def data_file(*parts):
     """Path of a data file in the repository's data/ (or ../shared/data); fails the test
     clearly when neither has it."""

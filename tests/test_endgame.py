@@ -11,7 +11,7 @@ import engine.search
 from engine import endgame, kpk
 from engine.endgame import BONUS, EXACT, endgame_verdict
 from engine.evaluate import clear_cache, evaluate
-from engine.jit import refreshed
+from conftest import refresh_evaluation
 from engine.position import Position
 from engine.search import Searcher, _BenchLimits, NoDeadline
 
@@ -214,8 +214,7 @@ def test_the_evaluation_adds_the_drive(monkeypatch, kbnk_drive):
         clear_cache()
         with_drive[fen] = evaluate(Position(fen))
     monkeypatch.setattr(engine.evaluate, "MATING_DRIVE", 0)
-    # the plain form (CPython's) holds the constants it read at import: compile it again
-    monkeypatch.setattr(engine.evaluate, "_evaluate", refreshed(engine.evaluate._evaluate))
+    refresh_evaluation(monkeypatch)
     for fen in fens:
         clear_cache()
         assert with_drive[fen] == evaluate(Position(fen)) + bonus(fen), fen

@@ -1,6 +1,10 @@
 """Evaluation: the fast path against the reference path (``evaluate_terms``) on thousands of
 positions, and that a wrong fast-path table shows as a disagreement; colour and file
-symmetry, incremental PSQ, PeSTO table orientation, known orderings and the A/B switches."""
+symmetry, incremental PSQ, PeSTO table orientation, known orderings and the A/B switches.
+
+Both paths include the network where it is on (tests/test_nnue.py tests the network
+itself); the orderings and weights are the terms', read through ``terms_score`` and
+``evaluate_terms(pos, network=False)``."""
 
 import random
 
@@ -11,15 +15,16 @@ import ablations
 import engine.evaluate as evaluate_module
 import engine.position as position_module
 import engine.weights as weights
-from engine.evaluate import (evaluate, evaluate_terms, game_phase, clear_cache, TERM_NAMES,
+from engine import nnue
+from engine.evaluate import (evaluate, evaluate_terms, terms_score, game_phase, clear_cache,
+                             TERM_NAMES,
                              DOUBLED, ISOLATED, BACKWARD, THREAT_BY_PAWN, THREAT_BY_MINOR,
                              THREAT_BY_ROOK, SHIELD_NEAR, SHIELD_FAR, TEMPO, SCALE_OCB_BISHOPS_ONLY,
                              SCALE_OCB_PER_PASSER)
-from conftest import refresh_methods
-from engine.jit import refreshed
+from conftest import refresh_evaluation, refresh_methods
 from engine.movegen import generate_moves
 from engine.position import Position
-from engine.psqt import PSQ, PST_MG, PST_EG, MATERIAL_MG, MATERIAL_EG, pack, unpack
+from engine.psqt import PSQ_TERMS, PST_MG, PST_EG, MATERIAL_MG, MATERIAL_EG, pack, unpack
 from engine.types import (WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, CAPTURE,
                           parse_square, make_piece)
 
@@ -72,9 +77,9 @@ def test_pesto_orientation_spot_values():
 def test_psq_black_is_negated_mirror():
     for pt in (PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING):
         for s in range(64):
-            white = PSQ[make_piece(WHITE, pt)][s]
+            white = PSQ_TERMS[make_piece(WHITE, pt)][s]
             assert white == pack(MATERIAL_MG[pt] + PST_MG[pt][s], MATERIAL_EG[pt] + PST_EG[pt][s])
-            assert PSQ[make_piece(BLACK, pt)][s ^ 56] == -white
+            assert PSQ_TERMS[make_piece(BLACK, pt)][s ^ 56] == -white
 
 
 def test_pack_unpack_round_trip():
@@ -85,13 +90,15 @@ def test_pack_unpack_round_trip():
 
 def test_start_position_psq_is_balanced():
     pos = Position()
-    assert pos.psq == 0
+    # with the network on, its accumulator's lanes sit below the packed score
+    assert (nnue.split(pos.psq)[1] if nnue.ENABLED else pos.psq) == 0
     assert game_phase(pos) == 24
 
 
 def test_incremental_psq_through_random_games():
     """pos.validate() recomputes psq (and everything else) from scratch after each make/unmake."""
     rng = random.Random(7)
+    start = Position().psq
     for _ in range(30):
         pos = Position()
         played = 0
@@ -105,7 +112,7 @@ def test_incremental_psq_through_random_games():
         for _ in range(played):
             pos.unmake()
             pos.validate()
-        assert pos.psq == 0
+        assert pos.psq == start
 
 
 # ------------------------------------------------------------------ symmetry
@@ -392,8 +399,7 @@ def test_reference_catches_a_wrong_fast_path_table(bug, monkeypatch):
     path's shows up as a disagreement."""
     module, name, corrupt = WRONG_TABLES[bug]
     monkeypatch.setattr(module, name, corrupt(getattr(module, name)))
-    # the plain form (CPython's) holds the constants it read at import: compile it again
-    monkeypatch.setattr(evaluate_module, "_evaluate", refreshed(evaluate_module._evaluate))
+    refresh_evaluation(monkeypatch)
     refresh_methods(monkeypatch, Position)
     clear_cache()
     try:
@@ -412,7 +418,7 @@ def test_terms_sum_to_blended_score():
     unscaled = scaled = 0               # positions that reached the scale checks
     for fen in POSITIONS[:100]:
         pos = Position(fen)
-        t = evaluate_terms(pos)
+        t = evaluate_terms(pos, network=False)
         # the complexity's row (COMPLEXITY_ON) is a step on the sum, so it sums too
         mg = sum(t[n][0] for n in TERM_NAMES + ("complexity",) if n in t)
         eg = sum(t[n][1] for n in TERM_NAMES + ("complexity",) if n in t)
@@ -444,7 +450,7 @@ def test_known_endgames_replace_the_evaluation(monkeypatch):
         assert evaluate(win) < -300          # black to move, white wins
         assert evaluate_terms(win)["total"] == -evaluate(win)
         monkeypatch.setattr(ev, "ENDGAME_MAX_PHASE", -1)     # undone after the test
-        monkeypatch.setattr(ev, "_evaluate", refreshed(ev._evaluate))   # (engine.jit)
+        refresh_evaluation(monkeypatch)
         clear_cache()
         assert evaluate(draw) > 50 and "known result" not in evaluate_terms(draw)
     finally:
@@ -461,7 +467,7 @@ def test_phase_counts_non_pawn_material():
 
 # ------------------------------------------------------------------ known orderings
 def ev(fen):
-    return evaluate(Position(fen))
+    return terms_score(Position(fen))
 
 
 def test_side_to_move_view():
@@ -793,7 +799,7 @@ def test_psqt_only_baseline_in_a_subprocess():
             "p = Position('r1bq1rk1/pp2bppp/2n1pn2/3p2B1/2PP4/2N1PN2/PP3PPP/R2QKB1R b KQ - 0 8')\n"
             "mg, eg = unpack(p.psq)\n"
             "print(evaluate(p), -mg)\n")
-    env = dict(os.environ, BASILISK_EVAL="PSQT_ONLY=1")
+    env = dict(os.environ, BASILISK_EVAL="PSQT_ONLY=1", BASILISK_NNUE="off")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.split()
     assert out[0] == out[1]          # phase 24: the baseline is the negated mg half exactly
@@ -822,12 +828,13 @@ _ABLATION_EXTRA = ["8/8/8/4k3/8/8/8/KR6 w - - 0 1",            # mop-up
 
 
 def _probe(fens, evaluate_env):
-    """evaluate and evaluate_terms for fens in a fresh interpreter with BASILISK_EVAL set."""
+    """evaluate and evaluate_terms for fens in a fresh interpreter with BASILISK_EVAL set
+    (and the network off: the switches are the terms')."""
     import json
     import os
     import subprocess
     import sys
-    env = dict(os.environ, BASILISK_EVAL=evaluate_env)
+    env = dict(os.environ, BASILISK_EVAL=evaluate_env, BASILISK_NNUE="off")
     proc = subprocess.run([sys.executable, "-c", _ABLATION_PROBE], input=json.dumps(fens),
                           env=env, capture_output=True, text=True, check=True)
     return json.loads(proc.stdout)

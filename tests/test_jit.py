@@ -150,8 +150,8 @@ print(json.dumps({
     "rewritten": sample.counts is not sample.counts.__wrapped__,
     "sample_calls": calls_popcount(sample.counts),
     "sample_doc": sample.counts.__doc__,
-    "evaluate_calls": calls_popcount(engine.evaluate._evaluate),
-    "evaluate_was": calls_popcount(engine.evaluate._evaluate.__wrapped__),
+    "evaluate_calls": calls_popcount(engine.evaluate._evaluate_terms),
+    "evaluate_was": calls_popcount(engine.evaluate._evaluate_terms.__wrapped__),
 }))
 '''
 
@@ -262,11 +262,11 @@ def test_every_sign_guard_of_the_hot_functions_is_dropped():
     import inspect
     import re
     from engine.bitboard import SIGNED
-    from engine.evaluate import _evaluate
+    from engine.evaluate import _evaluate_terms
     from engine.movegen import _king_danger, _king_moves, generate_captures, generate_moves
     from engine.ordering import see_ge
     for function in (_king_danger, _king_moves, generate_moves, generate_captures, see_ge,
-                     _evaluate):
+                     _evaluate_terms):
         original = getattr(function, "__wrapped__", function)
         if not SIGNED:
             assert function is not original, function.__name__
@@ -338,9 +338,9 @@ def test_the_evaluation_marks_its_plain_only_tests():
     """The evaluation's shortcuts for CPython (the push-threat reach, outposts, threats) are
     marked, so PyPy computes those terms without the branches."""
     import inspect
-    from engine.evaluate import _evaluate
-    text, count = jit.keep_plain_only_bodies(inspect.getsource(getattr(_evaluate, "__wrapped__",
-                                                                       _evaluate)))
+    from engine.evaluate import _evaluate_terms
+    source = inspect.getsource(getattr(_evaluate_terms, "__wrapped__", _evaluate_terms))
+    text, count = jit.keep_plain_only_bodies(source)
     assert count >= 6
     assert all("if True:" in line for line in text.split("\n")
                if line.strip().startswith("if") and "# plain form only" in line)
@@ -438,11 +438,11 @@ def test_the_hot_functions_write_out_their_marked_loops():
     longer unpacked, and the evaluation has no loop left); the signed form keeps them."""
     import inspect
     from engine.bitboard import SIGNED
-    from engine.evaluate import _evaluate
+    from engine.evaluate import _evaluate_terms
     from engine.movegen import generate_captures, generate_moves
-    assert _loops(_evaluate.__wrapped__) == 1
-    assert _loops(_evaluate) == (1 if SIGNED else 0)
-    for function in (_evaluate, generate_moves, generate_captures):
+    assert _loops(_evaluate_terms.__wrapped__) == 1
+    assert _loops(_evaluate_terms) == (1 if SIGNED else 0)
+    for function in (_evaluate_terms, generate_moves, generate_captures):
         original = getattr(function, "__wrapped__", function)    # signed: maybe as written
         assert jit.unroll_marked_loops(inspect.getsource(original))[1] == 1, function.__name__
         assert _unpacks(function) == _unpacks(original) - (0 if SIGNED else 1), function.__name__
@@ -515,15 +515,15 @@ def test_the_hot_functions_fold_their_constants():
     only functions, caches (the evaluation's, the move lists'), the slider tables (lists
     of dicts) and popcount are left."""
     from engine.bitboard import SIGNED
-    from engine.evaluate import _evaluate
+    from engine.evaluate import _evaluate_terms
     from engine.movegen import generate_captures, generate_moves
     from engine.ordering import see_ge
     if SIGNED:
         return
     assert {"SAFE_CHECKS_ON", "MOB_KNIGHT", "KNIGHT_ATTACKS", "BB_SQUARES",
-            "KING_ZONE"} <= set(_evaluate.__folded__)
+            "KING_ZONE"} <= set(_evaluate_terms.__folded__)
     import builtins
-    for function in (_evaluate, generate_moves, generate_captures, see_ge):
+    for function in (_evaluate_terms, generate_moves, generate_captures, see_ge):
         module = sys.modules[function.__module__]
         left = {name for name in _globals_read(function)
                 if not hasattr(builtins, name) and not callable(getattr(module, name))}

@@ -2,8 +2,10 @@
 by make/unmake equal the sum of the pieces' weight rows, the clipped dot product over them
 equals one computed lane by lane, and the evaluation is symmetric under a colour flip.
 
-The network is read at import (BASILISK_NNUE), so these run the engine in a subprocess on a
-random network written here, its weights large enough that lanes clip at both ends."""
+The network is read at import (the one shipped in engine/, or BASILISK_NNUE's), so these
+run the engine in a subprocess: on the shipped network, and on random networks written
+here whose weights are large enough that lanes clip at both ends.  A file that does not
+load leaves the engine on its terms, and says so."""
 
 import json
 import os
@@ -77,9 +79,8 @@ for game in range(12):
         if phase > ev.ENDGAME_MAX_PHASE and not pos.in_check():
             clear_cache()
             total = evaluate(pos)
-            clear_cache()
-            key = pos.key & 0x7FFFFFFFFFFFFFFF
-            terms = ev._evaluate_terms_fast(pos, key, key & ev._EVAL_INDEX)
+            terms = ev.terms_score(pos)
+            assert evaluate(pos) == total          # terms_score left the cache alone
             assert total == (terms + reference(pos) if nnue.RESIDUAL else reference(pos)), pos.fen()
             assert evaluate(mirror) == total
             sign = 1 if pos.turn == 0 else -1
@@ -93,7 +94,10 @@ print(json.dumps({"checked": checked, "enabled": nnue.ENABLED, "residual": nnue.
 
 
 def run_check(net, seed):
-    env = dict(os.environ, BASILISK_NNUE=str(net))
+    """CHECK with the network at path net (None: the shipped one)."""
+    env = {k: v for k, v in os.environ.items() if k != "BASILISK_NNUE"}
+    if net is not None:
+        env["BASILISK_NNUE"] = str(net)
     out = subprocess.run([sys.executable, "-c", CHECK, str(seed)], cwd=REPO, env=env,
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
@@ -113,10 +117,11 @@ def test_packed_lanes_and_score_match_the_reference(tmp_path, seed, residual):
     assert result["checked"] > 500
 
 
-def test_the_kept_network_matches_the_reference():
-    """scripts/data's network (session 95's r3, docs/measurements.md): real weights keep
-    every lane within int16 and agree with the reference too."""
-    result = run_check(REPO / "scripts" / "data" / "nnue-r3-s95.bin", 4)
+def test_the_shipped_network_is_on_by_default_and_matches_the_reference():
+    """engine/'s network (session 95's r3, docs/measurements.md), loaded with BASILISK_NNUE
+    unset: real weights keep every lane within int16 and agree with the reference too."""
+    result = run_check(None, 4)
+    assert result["enabled"] is True
     assert result["residual"] is True
     assert result["checked"] > 500
 
@@ -133,11 +138,61 @@ def test_engine_searches_with_a_network(tmp_path):
     assert "Traceback" not in out + err
 
 
-def test_a_file_that_is_not_a_network_is_refused(tmp_path):
+OFF_CHECK = r"""
+import json, random, sys
+from engine import nnue
+from engine.evaluate import evaluate, evaluate_terms, terms_score
+from engine.movegen import generate_moves
+from engine.position import Position
+rng = random.Random(5)
+same = 0
+for game in range(6):
+    pos = Position()
+    for ply in range(80):
+        moves = generate_moves(pos)
+        if not moves:
+            break
+        pos.make(rng.choice(moves))
+        assert "network" not in evaluate_terms(pos)
+        same += evaluate(pos) == terms_score(pos)
+print(json.dumps({"enabled": nnue.ENABLED, "problem": nnue.PROBLEM, "same": same}))
+"""
+
+
+def engine_env(setting):
+    return dict(os.environ, BASILISK_NNUE=setting)
+
+
+@pytest.mark.parametrize("setting", ["off", "OFF", "0", ""])
+def test_the_network_can_be_switched_off(setting):
+    """BASILISK_NNUE=off (or 0, or empty): the evaluation is the terms' alone."""
+    out = subprocess.run([sys.executable, "-c", OFF_CHECK], cwd=REPO, env=engine_env(setting),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads(out.stdout)
+    assert result["enabled"] is False and result["problem"] is None
+    assert result["same"] > 300
+
+
+@pytest.mark.parametrize("content", [b"not a network at all", b"BNN1\x08\x00", b"BNN1" + bytes(20),
+                                     None])
+def test_a_file_that_does_not_load_leaves_the_terms_and_says_why(tmp_path, content):
+    """Not a network, cut short, or missing: the engine plays on its terms and reports the
+    file's problem as a UCI error, once, never a traceback."""
     bad = tmp_path / "bad.bin"
-    bad.write_bytes(b"not a network at all")
-    env = dict(os.environ, BASILISK_NNUE=str(bad))
-    out = subprocess.run([sys.executable, "-c", "import engine.evaluate"], cwd=REPO, env=env,
-                         capture_output=True, text=True, timeout=60)
-    assert out.returncode != 0
-    assert "not a Basilisk network" in out.stderr
+    if content is not None:
+        bad.write_bytes(content)
+    out = subprocess.run([sys.executable, "-c", OFF_CHECK], cwd=REPO, env=engine_env(str(bad)),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads(out.stdout)
+    assert result["enabled"] is False and str(bad) in result["problem"]
+    commands = "uci\nisready\nposition startpos moves e2e4\ngo depth 3\nisready\nquit\n"
+    proc = subprocess.run([sys.executable, "-m", "engine"], cwd=REPO, env=engine_env(str(bad)),
+                          input=commands, capture_output=True, text=True, timeout=120)
+    lines = proc.stdout.splitlines()
+    errors = [line for line in lines if line.startswith("info string error: network ")]
+    assert len(errors) == 1 and str(bad) in errors[0], proc.stdout
+    assert any(line.startswith("bestmove ") for line in lines)
+    assert lines.count("readyok") == 2
+    assert "Traceback" not in proc.stdout + proc.stderr

@@ -1,8 +1,9 @@
 """The Texel tuner (scripts/tune.py) and its dataset (scripts/make_dataset.py).
 
 The decisive check: the tuner's linear model, with the weights of engine/weights.py or
-with every weight changed, reproduces evaluate() on game, WAC and endgame positions, term
-by term against evaluate_terms() and, after evaluate()'s integer rounding, exactly.  Then:
+with every weight changed, reproduces the terms' score (terms_score, the evaluation
+without its network) on game, WAC and endgame positions, term by term against
+evaluate_terms(network=False) and, after the engine's integer rounding, exactly.  Then:
 a small tune lowers the error and moves a weight the right way, the weights module
 round-trips through the writer, and the dataset holds only quiet, labelled positions.
 """
@@ -21,7 +22,7 @@ import pytest
 import make_dataset
 import tune
 from conftest import REPO, data_file
-from engine.evaluate import TERM_NAMES, evaluate, evaluate_terms, scale_factor
+from engine.evaluate import TERM_NAMES, evaluate, evaluate_terms, scale_factor, terms_score
 from engine.movegen import generate_moves
 from engine.position import Position
 from engine.search import Searcher
@@ -75,7 +76,7 @@ POSITIONS = playout_fens(400, seed=31) + ending_fens(400, seed=32) + wac_fens()
 
 
 def white_eval(pos):
-    return evaluate(pos) if pos.turn == WHITE else -evaluate(pos)
+    return terms_score(pos) if pos.turn == WHITE else -terms_score(pos)
 
 
 def model_rows(model, sample):
@@ -119,7 +120,7 @@ def test_model_reproduces_evaluate_term_by_term_and_exactly():
     differences = []
     for fen in POSITIONS:
         pos = Position(fen)
-        terms = evaluate_terms(pos)
+        terms = evaluate_terms(pos, network=False)
         sample = tune.extract(pos)
         if sample is None:
             assert terms.get("known result") == "exact" or "mating drive" in terms, fen
@@ -137,7 +138,7 @@ def test_model_reproduces_evaluate_term_by_term_and_exactly():
         if abs(mg - round(mg)) > 1e-9:
             fractional += 1         # only a fractional king attack: its floor is per side
         else:
-            assert with_engine_rounding(model, sample, pos) == evaluate(pos), fen
+            assert with_engine_rounding(model, sample, pos) == terms_score(pos), fen
         difference = model.evaluate(sample) - white_eval(pos)
         assert abs(difference) < 3, "model %.2f, evaluate %d in %s" % (
             model.evaluate(sample), white_eval(pos), fen)
@@ -233,9 +234,9 @@ spec = importlib.util.spec_from_file_location("engine.weights", sys.argv[1])
 module = importlib.util.module_from_spec(spec)
 sys.modules["engine.weights"] = module
 spec.loader.exec_module(module)
-from engine.evaluate import evaluate
+from engine.evaluate import terms_score
 from engine.position import Position
-print(json.dumps([evaluate(Position(fen)) for fen in json.load(sys.stdin)]))
+print(json.dumps([terms_score(Position(fen)) for fen in json.load(sys.stdin)]))
 """
 
 
@@ -279,7 +280,7 @@ def test_model_follows_the_engine_with_every_weight_changed(tmp_path):
         engine_white = engine_eval if pos.turn == WHITE else -engine_eval
         assert abs(model.evaluate(sample) - engine_white) < 3, (fen, model.evaluate(sample), engine_white)
         compared += 1
-        changed += engine_eval != evaluate(pos)
+        changed += engine_eval != terms_score(pos)
     assert compared >= 300 and changed > compared // 2
 
 
@@ -307,7 +308,7 @@ def test_a_written_module_drives_the_evaluation(tmp_path):
     fens = POSITIONS[::4]
     same = tmp_path / "same.py"
     same.write_text(tune.render(tune.current_values(), ["today's"]))
-    assert evaluate_with_module(same, fens) == [evaluate(Position(fen)) for fen in fens]
+    assert evaluate_with_module(same, fens) == [terms_score(Position(fen)) for fen in fens]
 
     values = tune.current_values()
     values["BISHOP_PAIR"] = [130, 150]
@@ -318,9 +319,9 @@ def test_a_written_module_drives_the_evaluation(tmp_path):
         pairs = [len(board.pieces(chess.BISHOP, colour)) >= 2 for colour in (chess.WHITE, chess.BLACK)]
         pos = Position(fen)
         if pairs[0] == pairs[1] or tune.extract(pos) is None:
-            assert new == evaluate(pos), fen
+            assert new == terms_score(pos), fen
         else:
-            gains = (new - evaluate(pos)) * (1 if pairs[pos.turn] else -1)    # WHITE = 0
+            gains = (new - terms_score(pos)) * (1 if pairs[pos.turn] else -1)    # WHITE = 0
             assert gains > 0, fen       # the side with the pair gains (up to 100 cp)
 
 

@@ -72,7 +72,7 @@ def test_move_helpers_and_masks_agree_with_python_chess():
 
 
 def test_the_literal_layout_the_hot_code_assumes():
-    # Position.make/unmake, see_ge, MoveOrderer.score and evaluate._evaluate write these as
+    # Position.make/unmake, see_ge, MoveOrderer.score and evaluate._evaluate_terms write these as
     # literals (a global lookup costs measurably there): renumbering any of them must fail
     # here, not silently
     from engine import evaluate, types
