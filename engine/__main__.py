@@ -51,7 +51,7 @@ def perft_command(argv):
 
 def bench_command(argv):
     """`basilisk bench [depth]`: progress on stderr, the summary on stdout."""
-    from engine.engine import run_bench, BENCH_MAX_DEPTH
+    from engine.engine import run_bench, BENCH_MAX_DEPTH, NETWORK_PROBLEM
 
     depth = None
     if argv:
@@ -62,6 +62,8 @@ def bench_command(argv):
         if not 1 <= depth <= BENCH_MAX_DEPTH:
             sys.stderr.write("usage: basilisk bench [depth]  (depth 1..%d)\n" % BENCH_MAX_DEPTH)
             return 2
+    if NETWORK_PROBLEM:                 # its count is then the terms'
+        sys.stderr.write("error: %s\n" % NETWORK_PROBLEM)
     lines = run_bench(depth, progress=sys.stderr)
     sys.stdout.write("\n".join(lines) + "\n")
     sys.stdout.flush()

@@ -435,7 +435,7 @@ class UciSession:
                                            on_exception=self.report_exception)
             if self.options.threads > 1:
                 self.engine.set_threads(min(self.options.threads, CORES))
-            if self.core.NETWORK_PROBLEM:      # a BASILISK_NNUE file that did not load
+            if self.core.NETWORK_PROBLEM:      # a network file that did not load
                 self.error(self.core.NETWORK_PROBLEM)
         if self.pos is None:
             self.pos = self.core.Position()

@@ -196,3 +196,7 @@ def test_a_file_that_does_not_load_leaves_the_terms_and_says_why(tmp_path, conte
     assert any(line.startswith("bestmove ") for line in lines)
     assert lines.count("readyok") == 2
     assert "Traceback" not in proc.stdout + proc.stderr
+    bench = subprocess.run([sys.executable, "-m", "engine", "bench", "1"], cwd=REPO,
+                           env=engine_env(str(bad)), capture_output=True, text=True, timeout=120)
+    assert bench.returncode == 0 and "Nodes searched" in bench.stdout
+    assert "error: network %s not loaded" % bad in bench.stderr
