@@ -443,7 +443,8 @@ _pawn_cache = {}
 # so a store allocates nothing there; a dict boxed each score, and those survivors of the
 # nursery fed the garbage collector.
 _EVAL_INDEX = EVAL_CACHE_SIZE - 1
-# one slot past the probed ones: terms_score's store, which no probe reads
+# one slot past the probed ones: terms_score's store, which no probe reads (under key -1,
+# so cached_evaluations never counts it)
 _SCRATCH_SLOT = EVAL_CACHE_SIZE
 _eval_keys = [-1] * (EVAL_CACHE_SIZE + 1)      # -1: empty (a key masked to 63 bits is >= 0)
 _eval_scores = [0] * (EVAL_CACHE_SIZE + 1)

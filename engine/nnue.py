@@ -76,7 +76,7 @@ def _choose():
         return _load(path), path, None
     except OSError as exc:
         problem = exc.strerror or str(exc)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except ValueError as exc:                   # UnicodeDecodeError among them
         problem = str(exc)
     return None, None, ("network %s not loaded (%s): playing on the evaluation's terms alone"
                         % (path, problem))
