@@ -1317,8 +1317,13 @@ def _evaluate_network(pos, key, slot):
     return score
 
 
-# what evaluate() calls on a cache miss (tests that recompile _evaluate_terms re-point it)
-_evaluate = _evaluate_network if NNUE else _evaluate_terms
+def _cache_miss_function(terms):
+    """What evaluate() calls on a cache miss, with terms as the terms' fast path (a test or
+    script that recompiles _evaluate_terms points evaluate() at it through this)."""
+    return _evaluate_network if NNUE else terms
+
+
+_evaluate = _cache_miss_function(_evaluate_terms)
 
 
 def terms_score(pos):

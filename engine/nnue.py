@@ -64,25 +64,25 @@ OFF = ("", "0", "off", "none", "false")
 
 
 def _choose():
-    """(weights or None, the file's path or None, what went wrong or None)."""
+    """(weights or None, what went wrong or None)."""
     setting = os.environ.get("BASILISK_NNUE")
     if setting is None:
         path = DEFAULT
     elif setting.strip().lower() in OFF:
-        return None, None, None
+        return None, None
     else:
         path = Path(setting)
     try:
-        return _load(path), path, None
+        return _load(path), None
     except OSError as exc:
         problem = exc.strerror or str(exc)
     except ValueError as exc:                   # UnicodeDecodeError among them
         problem = str(exc)
-    return None, None, ("network %s not loaded (%s): playing on the evaluation's terms alone"
-                        % (path, problem))
+    return None, ("network %s not loaded (%s): playing on the evaluation's terms alone"
+                  % (path, problem))
 
 
-_weights, PATH, PROBLEM = _choose()
+_weights, PROBLEM = _choose()
 ENABLED = _weights is not None
 RESIDUAL = False
 if ENABLED:

@@ -41,7 +41,7 @@ def use_drive(on):
     # CPython's evaluation holds the constants it read at import (engine.jit): compile it again
     ev = engine.evaluate
     ev._evaluate_terms = refreshed(ev._evaluate_terms)
-    ev._evaluate = ev._evaluate_network if ev.NNUE else ev._evaluate_terms
+    ev._evaluate = ev._cache_miss_function(ev._evaluate_terms)
     engine.evaluate.clear_cache()
 
 

@@ -31,7 +31,7 @@ def refresh_evaluation(monkeypatch):
 
     fresh = refreshed(ev._evaluate_terms)
     monkeypatch.setattr(ev, "_evaluate_terms", fresh)
-    monkeypatch.setattr(ev, "_evaluate", ev._evaluate_network if ev.NNUE else fresh)
+    monkeypatch.setattr(ev, "_evaluate", ev._cache_miss_function(fresh))
 
 
 def data_file(*parts):
