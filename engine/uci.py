@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 
-from engine import __version__
+from engine import __version__, streams
 from engine.streams import (Output, SIGNAL_SLICE_SECONDS, main_thread_waits, start_reader,
                             wait_in_slices)
 from engine.timeman import Limits, plan_search
@@ -963,15 +963,25 @@ def _on_terminate(session):
     cannot reach (a write to a stdout nobody reads, say).  Only where the main thread
     waits in slices (a command for a search, the loop for input) does the handler also
     raise KeyboardInterrupt, to end that wait now: elsewhere an interrupt could land
-    halfway through making a thread or a shared block, or be swallowed (in a weakref
-    callback, as PyPy's imports run them).  It never stops the search itself: the main
-    thread may be inside Job.stop(), holding a lock a second stop would wait for forever."""
+    halfway through making a thread or a shared block.  And only where the code it lands in
+    is the wait's own (_WAIT_FILES): PyPy runs weakref callbacks (importlib's, after an
+    import in any thread) wherever its garbage collector stops the main thread, inside a
+    wait too, and an interrupt raised in one is swallowed there and printed on stderr (that
+    wait ends on the flag, or by the watchdog, instead).  It never stops the search itself:
+    the main thread may be inside Job.stop(), holding a lock a second stop would wait for
+    forever."""
     def terminate(signum, frame):
         signal.signal(signum, signal.SIG_DFL)
         session.terminated = True
-        if not session.quitting and main_thread_waits.depth:
+        if (not session.quitting and main_thread_waits.depth and frame is not None
+                and frame.f_code.co_filename in _WAIT_FILES):
             raise KeyboardInterrupt
     return terminate
+
+
+# the files of the code a sliced wait of the main thread runs: the slice (threading's
+# Condition and Event, queue's get) and the loops around it
+_WAIT_FILES = frozenset((threading.__file__, queue.__file__, streams.__file__, __file__))
 
 
 TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGINT)

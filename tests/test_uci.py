@@ -13,6 +13,7 @@ each `go`'s soft and hard limits), the plan is checked instead of the clock.
 """
 
 import codecs
+import contextlib
 import logging
 import os
 import queue
@@ -1263,8 +1264,8 @@ def poke():
     time.sleep(8)
     os.write(write_end, b"quit\n")      # what an unsliced wait would have needed
 
+start = time.monotonic()        # before the poke's sleep starts, however late we run
 threading.Thread(target=poke, daemon=True).start()
-start = time.monotonic()
 session.run(os.fdopen(read_end, "rb"))
 sys.stderr.write("ended %.2f\n" % (time.monotonic() - start))
 """
@@ -1400,6 +1401,37 @@ def test_sigterm_during_shutdown_takes_no_lock(monkeypatch):
     session.shutdown()
     assert session.engine.wait_idle(5)
     assert out.getvalue().count("bestmove") == 1
+
+
+def test_the_signal_handler_interrupts_only_the_main_threads_own_wait(monkeypatch):
+    """In a sliced wait of the main thread the SIGTERM handler raises KeyboardInterrupt to
+    end it now, but not inside other code that runs there (a weakref callback of importlib,
+    run by PyPy's garbage collector, would swallow the interrupt and print it on stderr),
+    nor outside a wait; the flag is left either way."""
+    import io
+    import signal
+    import types
+    from engine import streams, uci
+    monkeypatch.setattr(signal, "signal", lambda *args: None)
+
+    def frame_in(path):
+        return types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename=path))
+
+    for path, in_wait, raises in ((threading.__file__, True, True),
+                                  (streams.__file__, True, True),
+                                  (uci.__file__, True, True),
+                                  ("<frozen importlib._bootstrap>", True, False),
+                                  (__file__, True, False),
+                                  (threading.__file__, False, False)):
+        session = uci.UciSession(out=io.StringIO())
+        handler = uci._on_terminate(session)
+        with streams.main_thread_waits if in_wait else contextlib.nullcontext():
+            if raises:
+                with pytest.raises(KeyboardInterrupt):
+                    handler(signal.SIGTERM, frame_in(path))
+            else:
+                handler(signal.SIGTERM, frame_in(path))
+        assert session.terminated, path
 
 
 def test_clear_hash_and_ucinewgame_forget_what_was_searched(uci):
