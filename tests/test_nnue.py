@@ -89,6 +89,24 @@ for game in range(12):
     while pos.stack:
         pos.unmake()
     assert pos.psq == Position().psq
+# endings of phase 1-2, where the network answers only without an endgame verdict: a
+# mating drive (KRK), exact results (KBNK's table, KNNK, a lone bishop), none (a bishop and
+# a pawn, a knight against a pawn)
+from engine.endgame import endgame_verdict
+for fen in ("8/8/8/4k3/8/8/8/R3K3 w - - 0 1", "8/8/8/3k4/8/8/8/2BNK3 b - - 0 1",
+            "8/8/8/4k3/8/8/8/2NNK3 w - - 0 1", "8/8/3k4/8/8/8/8/4KB2 w - - 0 1",
+            "8/8/4k3/8/3P4/8/1B6/4K3 w - - 0 1", "8/5k2/8/8/2n5/8/3P4/4K3 b - - 0 1"):
+    pos = Position(fen)
+    phase = game_phase(pos)
+    assert 0 < phase <= ev.ENDGAME_MAX_PHASE, fen
+    clear_cache()
+    total = evaluate(pos)
+    sign = 1 if pos.turn == 0 else -1
+    assert ev.evaluate_terms(pos)["total"] == sign * total, fen
+    if nnue.RESIDUAL:
+        answers = ev._network_answers(phase, endgame_verdict(pos))
+        assert total == ev.terms_score(pos) + (reference(pos) if answers else 0), fen
+    checked += 1
 print(json.dumps({"checked": checked, "enabled": nnue.ENABLED, "residual": nnue.RESIDUAL}))
 '''
 
