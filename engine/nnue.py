@@ -59,7 +59,7 @@ def _lanes(values, first):
     return total
 
 
-DEFAULT = Path(__file__).with_name("nnue-r3-s95.bin")
+DEFAULT = Path(__file__).with_name("nnue-r4-s97.bin")
 OFF = ("", "0", "off", "none", "false")
 
 

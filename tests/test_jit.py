@@ -41,7 +41,7 @@ def test_trace_eagerness_is_lowered_once_after_the_search_has_searched_enough(mo
     calls = []
     monkeypatch.setattr(jit, "_set_param", calls.append)
     monkeypatch.setattr(jit, "_countdown", [3000])
-    nodes = run_bench(depth=6, positions=[fen])[0]
+    nodes = run_bench(depth=7, positions=[fen])[0]
     assert nodes > 3000 + 2 * 256
     assert calls == ["trace_eagerness=%d" % jit.TRACE_EAGERNESS]
     assert jit._countdown[0] <= 0
