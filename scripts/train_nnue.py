@@ -159,6 +159,31 @@ def write(net, path, header, flags):
         fh.write(w1.astype("<i2").tobytes() + b1.astype("<i2").tobytes() + w2.astype("<i2").tobytes())
 
 
+def load_one(path, args):
+    """(iw, ib, stm, target, base) of one data file; base the terms' scores with --residual."""
+    iw, ib, stm, target, fens = load([path], args.lam, args.k)
+    base = hce_scores(fens) if args.residual else np.zeros(len(target), dtype=np.float32)
+    return iw, ib, stm, target, base
+
+
+def load_cached(path, data, args):
+    """load_one's arrays, kept in --cache per file (parsing and the terms' scores take about
+    a minute for 250,000 positions), so data added to a set costs only its own files."""
+    key = hashlib.sha256(data)
+    key.update(f" {args.lam} {args.k} {args.residual}".encode())
+    if args.residual:                       # the terms' scores: this checkout's engine
+        for source in sorted((REPO / "engine").glob("*.py")):
+            key.update(source.read_bytes())
+    cache = Path(args.cache) / f"file-{key.hexdigest()[:16]}.npz"
+    names = ("iw", "ib", "stm", "target", "base")
+    if cache.exists():
+        with np.load(cache) as saved:
+            return tuple(saved[name] for name in names)
+    arrays = load_one(path, args)
+    np.savez(cache, **dict(zip(names, arrays)))
+    return arrays
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", nargs="+", required=True)
@@ -176,32 +201,20 @@ def main():
                         help="fit what Basilisk's own evaluation misses: the engine adds the "
                              "network's score to it")
     parser.add_argument("--cache", metavar="DIR",
-                        help="keep the parsed positions (and the terms' scores) in DIR for the "
-                             "next run on the same data")
+                        help="keep each file's parsed positions (and the terms' scores) in DIR "
+                             "for the next run on the same files")
     args = parser.parse_args()
 
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
     digest = hashlib.sha256()
+    parts = []
     for path in args.data:
-        digest.update(Path(path).read_bytes())
-    cache = None
-    if args.cache:
-        # parsing and the terms' scores take minutes for millions of positions
-        key = hashlib.sha256(f"{digest.hexdigest()} {args.lam} {args.k} {args.residual}".encode())
-        if args.residual:                   # the terms' scores: this checkout's engine
-            for source in sorted((REPO / "engine").glob("*.py")):
-                key.update(source.read_bytes())
-        cache = Path(args.cache) / f"train-{key.hexdigest()[:16]}.npz"
-    if cache is not None and cache.exists():
-        with np.load(cache) as saved:
-            iw, ib, stm, target, base = (saved[name] for name in ("iw", "ib", "stm", "target", "base"))
-    else:
-        iw, ib, stm, target, fens = load(args.data, args.lam, args.k)
-        base = hce_scores(fens) if args.residual else np.zeros(len(target), dtype=np.float32)
-        del fens
-        if cache is not None:
-            np.savez(cache, iw=iw, ib=ib, stm=stm, target=target, base=base)
+        data = Path(path).read_bytes()
+        digest.update(data)
+        parts.append(load_cached(path, data, args) if args.cache else load_one(path, args))
+    iw, ib, stm, target, base = (np.concatenate([part[i] for part in parts]) for i in range(5))
+    del parts
     n = len(target)
     order = rng.permutation(n)
     n_val = int(n * args.holdout)
