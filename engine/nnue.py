@@ -59,7 +59,7 @@ def _lanes(values, first):
     return total
 
 
-DEFAULT = Path(__file__).with_name("nnue-r4-s97.bin")
+DEFAULT = Path(__file__).with_name("nnue-r5-s98.bin")
 OFF = ("", "0", "off", "none", "false")
 
 
