@@ -23,6 +23,7 @@ Needs numpy (`pip install numpy`); the engine does not.
 """
 
 import argparse
+import functools
 import hashlib
 import struct
 import sys
@@ -166,14 +167,19 @@ def load_one(path, args):
     return iw, ib, stm, target, base
 
 
+@functools.lru_cache(maxsize=None)
+def engine_sources():
+    """engine/'s Python sources, read once: the terms' scores depend on them."""
+    return b"".join(source.read_bytes() for source in sorted((REPO / "engine").glob("*.py")))
+
+
 def load_cached(path, data, args):
     """load_one's arrays, kept in --cache per file (parsing and the terms' scores take about
     a minute for 250,000 positions), so data added to a set costs only its own files."""
     key = hashlib.sha256(data)
     key.update(f" {args.lam} {args.k} {args.residual}".encode())
     if args.residual:                       # the terms' scores: this checkout's engine
-        for source in sorted((REPO / "engine").glob("*.py")):
-            key.update(source.read_bytes())
+        key.update(engine_sources())
     cache = Path(args.cache) / f"file-{key.hexdigest()[:16]}.npz"
     names = ("iw", "ib", "stm", "target", "base")
     if cache.exists():
