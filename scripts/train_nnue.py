@@ -66,27 +66,26 @@ def hce_scores(fens):
     return np.array([terms_score(Position(fen)) for fen in fens], dtype=np.float32)
 
 
-def load(paths, lam, k):
-    """Index arrays (N x 32, padded with 768), side to move, targets from its view, FENs."""
+def load(text, lam, k):
+    """Index arrays (N x 32, padded with 768), side to move, targets from its view, FENs, of
+    one data file's text."""
     rows_w, rows_b, stm, target, fens = [], [], [], [], []
-    for path in paths:
-        with open(path) as fh:
-            for line in fh:
-                if line.startswith("#"):
-                    continue
-                fen, result, cp = line.rstrip("\n").split(";")
-                fields = fen.split()
-                w, b = features(fields[0])
-                black = fields[1] == "b"
-                result = float(result)
-                cp = float(cp)
-                if black:
-                    result, cp = 1.0 - result, -cp
-                rows_w.append(w + [768] * (32 - len(w)))
-                rows_b.append(b + [768] * (32 - len(b)))
-                stm.append(black)
-                target.append(lam / (1.0 + np.exp(-cp / k)) + (1.0 - lam) * result)
-                fens.append(fen)
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        fen, result, cp = line.split(";")
+        fields = fen.split()
+        w, b = features(fields[0])
+        black = fields[1] == "b"
+        result = float(result)
+        cp = float(cp)
+        if black:
+            result, cp = 1.0 - result, -cp
+        rows_w.append(w + [768] * (32 - len(w)))
+        rows_b.append(b + [768] * (32 - len(b)))
+        stm.append(black)
+        target.append(lam / (1.0 + np.exp(-cp / k)) + (1.0 - lam) * result)
+        fens.append(fen)
     return (np.array(rows_w, dtype=np.int32), np.array(rows_b, dtype=np.int32),
             np.array(stm, dtype=bool), np.array(target, dtype=np.float32), fens)
 
@@ -160,9 +159,10 @@ def write(net, path, header, flags):
         fh.write(w1.astype("<i2").tobytes() + b1.astype("<i2").tobytes() + w2.astype("<i2").tobytes())
 
 
-def load_one(path, args):
-    """(iw, ib, stm, target, base) of one data file; base the terms' scores with --residual."""
-    iw, ib, stm, target, fens = load([path], args.lam, args.k)
+def load_one(data, args):
+    """(iw, ib, stm, target, base) of one data file's bytes; base the terms' scores with
+    --residual."""
+    iw, ib, stm, target, fens = load(data.decode(), args.lam, args.k)
     base = hce_scores(fens) if args.residual else np.zeros(len(target), dtype=np.float32)
     return iw, ib, stm, target, base
 
@@ -173,7 +173,7 @@ def engine_sources():
     return b"".join(source.read_bytes() for source in sorted((REPO / "engine").glob("*.py")))
 
 
-def load_cached(path, data, args):
+def load_cached(data, args):
     """load_one's arrays, kept in --cache per file (parsing and the terms' scores take about
     a minute for 250,000 positions), so data added to a set costs only its own files."""
     key = hashlib.sha256(data)
@@ -185,7 +185,7 @@ def load_cached(path, data, args):
     if cache.exists():
         with np.load(cache) as saved:
             return tuple(saved[name] for name in names)
-    arrays = load_one(path, args)
+    arrays = load_one(data, args)
     np.savez(cache, **dict(zip(names, arrays)))
     return arrays
 
@@ -218,7 +218,7 @@ def main():
     for path in args.data:
         data = Path(path).read_bytes()
         digest.update(data)
-        parts.append(load_cached(path, data, args) if args.cache else load_one(path, args))
+        parts.append(load_cached(data, args) if args.cache else load_one(data, args))
     iw, ib, stm, target, base = (np.concatenate([part[i] for part in parts]) for i in range(5))
     del parts
     n = len(target)
