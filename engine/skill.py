@@ -27,19 +27,20 @@ from engine.search import line_score   # mates beyond what the random error can 
 # --- The scale (the UCI options) -----------------------------------------------------
 MIN_LEVEL = 0
 MAX_LEVEL = 20              # Skill Level 20 and UCI_Elo MAX_ELO: full strength
-MIN_ELO = 800               # the lowest UCI_Elo (about level 4.7; Skill Level goes lower)
-MAX_ELO = 1900              # full strength (about 1870 at 10 s + 0.1 s on CPython)
-DEFAULT_ELO = 1500          # a club beginner: level 14.2
+MIN_ELO = 800               # the lowest UCI_Elo (about level 3.3; Skill Level goes lower)
+MAX_ELO = 1990              # full strength (48.8% against UCI_Elo 2000 at 10 s + 0.1 s on CPython)
+DEFAULT_ELO = 1500          # a club beginner: level 13.3
 # The calibration: (level, the UCI_Elo it plays at), from scripts/calibrate.py against
 # Stockfish 15.1 at 10 s + 0.1 s (docs/measurements.md); UCI_Elo maps onto levels by
-# straight lines between these points.  12.75: 1350 (-2 +/- 46, 200 games), where the
-# two levels played before it meet (13.1: +57 +/- 53, 160 games; 12.4: -52 +/- 64, 100
-# games); 15.19: 1600 (-4 +/- 59, 100 games); 19.26: 1800 (+21 +/- 65, 100 games); 20:
-# full strength, ~1870.  With LMP_BASE 8 (1fcd4b3), 100 games each: 48.0%, 43.5%, 52.0%
-# at 1350, 1600, 1800, within the goal.  Below 1350 Stockfish cannot measure: the first
-# point extends the slope fitted to the first six calibration runs down to MIN_ELO.
+# straight lines between these points.  Set with the evaluation network r5, which lifted
+# every level (a level's budget is nodes and depth, not time: the levels set before it,
+# 12.75 and 19.26, scored 62.5% and 60.0% at 1350 and 1800).  11.4: 1350 (49.2%, 120
+# games; 11.0 scored 41.7% over 120, 12.0 63.3% over 60); 14.5: 1600 (52.5%, 60 games);
+# 17.6: 1800 (45.8%, 60 games; 17.2 scored 40.0%, 18.0 57.5%); 20: full strength, ~1990.
+# Below 1350 Stockfish cannot measure: the first point extends the slope fitted to the
+# first six calibration runs (before the network) down to MIN_ELO.
 ELO_PER_LEVEL_BELOW = 68
-_MEASURED = ((12.75, 1350), (15.19, 1600), (19.26, 1800), (20.0, 1870))
+_MEASURED = ((11.4, 1350), (14.5, 1600), (17.6, 1800), (20.0, 1990))
 ELO_AT_LEVEL = ((round(_MEASURED[0][0] - (_MEASURED[0][1] - MIN_ELO) / ELO_PER_LEVEL_BELOW, 2),
                  MIN_ELO),) + _MEASURED
 

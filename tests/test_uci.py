@@ -335,7 +335,7 @@ OPTION_LINES = [
     "option name Book File type string default <empty>",
     "option name Book Best Move type check default false",
     "option name UCI_LimitStrength type check default false",
-    "option name UCI_Elo type spin default 1500 min 800 max 1900",
+    "option name UCI_Elo type spin default 1500 min 800 max 1990",
     "option name Skill Level type spin default 20 min 0 max 20",
 ]
 
