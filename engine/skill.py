@@ -35,8 +35,8 @@ DEFAULT_ELO = 1500          # a club beginner: level 13.3
 # straight lines between these points.  Set with the evaluation network r5, which lifted
 # every level (a level's budget is nodes and depth, not time: the levels set before it,
 # 12.75 and 19.26, scored 62.5% and 60.0% at 1350 and 1800).  11.4: 1350 (49.2%, 120
-# games; 11.0 scored 41.7% over 120, 12.0 63.3% over 60); 14.5: 1600 (52.5%, 60 games);
-# 17.6: 1800 (45.8%, 60 games; 17.2 scored 40.0%, 18.0 57.5%); 20: full strength, ~1990.
+# games; 11.0 scored 41.7% over 120, 12.0 63.3% over 60); 14.5: 1600 (44.6%, 120 games);
+# 17.6: 1800 (49.2%, 120 games; 17.2 scored 40.0%, 18.0 57.5%); 20: full strength, ~1990.
 # Below 1350 Stockfish cannot measure: the first point extends the slope fitted to the
 # first six calibration runs (before the network) down to MIN_ELO.
 ELO_PER_LEVEL_BELOW = 68
