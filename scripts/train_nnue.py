@@ -210,6 +210,8 @@ def main():
                         help="keep each file's parsed positions (and the terms' scores) in DIR "
                              "for the next run on the same files")
     args = parser.parse_args()
+    if args.cache:
+        Path(args.cache).mkdir(parents=True, exist_ok=True)
 
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
@@ -231,6 +233,8 @@ def main():
     alone = float(np.mean((1.0 / (1.0 + np.exp(-base[val] / args.k)) - target[val]) ** 2))
     print(f"held-out loss of the {'evaluation' if args.residual else 'zero score'} alone: "
           f"{alone:.6f}", file=sys.stderr)
+    if args.epochs < 1:                     # --epochs 0: fill --cache, train nothing
+        return
     best, best_params = None, None
     for epoch in range(1, args.epochs + 1):
         lr = args.lr * (0.5 ** (3 * (epoch - 1) / args.epochs))
