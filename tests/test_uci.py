@@ -19,6 +19,7 @@ import os
 import queue
 import random
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -52,7 +53,11 @@ PROTOCOL_PREFIXES = ("id name ", "id author ", "option name ", "uciok", "readyok
 class Session:
     """A `python -m engine` process with line-level access and timestamps."""
 
-    def __init__(self, args=(), env=None, cwd=REPO):
+    def __init__(self, args=(), env=None, cwd=REPO, sigint=signal.SIG_DFL):
+        """`sigint`: SIGINT's disposition the engine starts with.  By default the one a
+        terminal gives a program, whatever pytest was started with: a shell without job
+        control starts a background job (`make test &`) with SIGINT ignored, which its
+        children inherit, and an engine started so keeps ignoring it."""
         if Path(cwd) != REPO:
             # elsewhere `-m engine` would find only what is installed, perhaps another
             # checkout: this one's package comes first
@@ -61,7 +66,8 @@ class Session:
         self.spawned = time.perf_counter()
         self.proc = subprocess.Popen(ENGINE_CMD + list(args), cwd=str(cwd), env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, bufsize=0)
+                                     stderr=subprocess.PIPE, bufsize=0,
+                                     preexec_fn=lambda: signal.signal(signal.SIGINT, sigint))
         self.queue = queue.Queue()
         self.ended = False              # the end of output has been read
         self.transcript = []
@@ -1232,7 +1238,6 @@ def test_go_depth_beyond_the_deepest_iteration_is_clamped_to_it(uci):
 def test_a_signal_ends_the_engine_like_quit(signame):
     """SIGTERM or SIGINT (Ctrl-C), during a search or right behind `quit`: the engine exits
     with status 0 and writes nothing to stderr."""
-    import signal
     for quit_first in (False, True):
         session = Session()
         session.send("uci")
@@ -1246,6 +1251,26 @@ def test_a_signal_ends_the_engine_like_quit(signame):
         session.proc.send_signal(getattr(signal, signame))
         assert session.proc.wait(10) == 0, quit_first
         assert session.all_stderr() == ""
+
+
+def test_an_inherited_ignored_sigint_stays_ignored():
+    """Started with SIGINT ignored (a shell's background job, or a match runner that keeps
+    Ctrl-C for itself), the engine does not take it up: a Ctrl-C in the terminal does not
+    end a search the GUI or runner still wants, and `stop` still answers."""
+    session = Session(sigint=signal.SIG_IGN)
+    session.send("uci")
+    session.expect("uciok")
+    session.send("position startpos")
+    session.send("go infinite")
+    session.sync()
+    session.proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)
+    assert session.proc.poll() is None
+    session.send("stop")
+    session.expect("bestmove")
+    session.send("quit")
+    assert session.proc.wait(10) == 0
+    assert session.all_stderr() == ""
 
 
 # The main thread waits for input while the search thread runs; a signal the kernel hands
@@ -1282,7 +1307,6 @@ def test_a_signal_taken_by_another_thread_still_ends_the_session():
 def test_sigterm_after_quit_ends_a_count():
     """`quit` lets a `go perft` finish (its total is what a pipe waits for); a SIGTERM
     after that `quit` ends the count, and the engine exits with status 0, silently."""
-    import signal
     session = Session()
     session.send("uci")
     session.expect("uciok")
@@ -1350,7 +1374,6 @@ def test_a_signal_ends_an_engine_stuck_on_a_full_stdout():
     thread blocks behind it on `isready`.  SIGTERM still ends the process (status 0)
     within TERMINATE_GRACE_SECONDS, through the watchdog."""
     import fcntl
-    import signal
     from engine.uci import TERMINATE_GRACE_SECONDS
     read_end, write_end = os.pipe()
     fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), 4096)  # (PyPy 3.9: no name)
@@ -1377,7 +1400,6 @@ def test_sigterm_during_shutdown_takes_no_lock(monkeypatch):
     shutdown may be inside Job.stop() holding the stop event's lock: there the handler only
     leaves a flag, where a second stop would wait for that lock forever."""
     import io
-    import signal
     from engine import uci
     out = io.StringIO()
     session = uci.UciSession(out=out)
@@ -1409,7 +1431,6 @@ def test_the_signal_handler_interrupts_only_the_main_threads_own_wait(monkeypatc
     run by PyPy's garbage collector, would swallow the interrupt and print it on stderr),
     nor outside a wait; the flag is left either way."""
     import io
-    import signal
     import types
     from engine import streams, uci
     monkeypatch.setattr(signal, "signal", lambda *args: None)
