@@ -59,7 +59,7 @@ def _lanes(values, first):
     return total
 
 
-DEFAULT = Path(__file__).with_name("nnue-r5-s98.bin")
+DEFAULT = Path(__file__).with_name("nnue-r6-s100.bin")
 OFF = ("", "0", "off", "none", "false")
 
 

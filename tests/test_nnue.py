@@ -136,7 +136,7 @@ def test_packed_lanes_and_score_match_the_reference(tmp_path, seed, residual):
 
 
 def test_the_shipped_network_is_on_by_default_and_matches_the_reference():
-    """engine/'s network (session 98's r5, docs/measurements.md), loaded with BASILISK_NNUE
+    """engine/'s network (session 100's r6, docs/measurements.md), loaded with BASILISK_NNUE
     unset: real weights keep every lane within int16 and agree with the reference too."""
     result = run_check(None, 4)
     assert result["enabled"] is True
