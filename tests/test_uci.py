@@ -57,7 +57,12 @@ class Session:
         """`sigint`: SIGINT's disposition the engine starts with.  By default the one a
         terminal gives a program, whatever pytest was started with: a shell without job
         control starts a background job (`make test &`) with SIGINT ignored, which its
-        children inherit, and an engine started so keeps ignoring it."""
+        children inherit, and an engine started so keeps ignoring it.  A child inherits
+        only an ignored SIGINT (a handler resets at exec), so it is set in the child only
+        when that differs from what is asked."""
+        ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        set_sigint = (None if ignored == (sigint is signal.SIG_IGN)
+                      else lambda: signal.signal(signal.SIGINT, sigint))
         if Path(cwd) != REPO:
             # elsewhere `-m engine` would find only what is installed, perhaps another
             # checkout: this one's package comes first
@@ -66,8 +71,7 @@ class Session:
         self.spawned = time.perf_counter()
         self.proc = subprocess.Popen(ENGINE_CMD + list(args), cwd=str(cwd), env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, bufsize=0,
-                                     preexec_fn=lambda: signal.signal(signal.SIGINT, sigint))
+                                     stderr=subprocess.PIPE, bufsize=0, preexec_fn=set_sigint)
         self.queue = queue.Queue()
         self.ended = False              # the end of output has been read
         self.transcript = []
