@@ -193,7 +193,7 @@ OPTIONS = (
     Option("UCI_LimitStrength", "limit_strength", "check", False,
            help_text="play at the strength UCI_Elo asks for"),
     Option("UCI_Elo", "uci_elo", "spin", 1500, 800, 1990,
-           "the strength (Stockfish's scale) with UCI_LimitStrength; 1990: full strength"),
+           "the strength (Stockfish's scale) with UCI_LimitStrength; its top is full strength"),
     Option("Skill Level", "skill_level", "spin", 20, 0, 20,
            "0 (beginner) to 20 (full strength), unless UCI_LimitStrength is on"),
 )
