@@ -1021,14 +1021,17 @@ def test_prior_counter_bonus_rewards_only_quiet_priors_of_failing_low_nodes(monk
             calls.append((prior, depth, mover and mover >> 3 == pos.turn ^ 1
                           and (self.history[slot] > before or before >= HISTORY_MAX)))
 
-    # at depth 7: 33 rewards, 1 at a PV node below the minimum depth (the terms alone: 18, 2)
-    fen = "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10"
+    # at depth 7 with r6: 33 and 44 rewards, 1 and 1 at a PV node below the minimum depth
+    # (the terms alone: 18, 2 in the first); PV nodes are few, so two positions
+    fens = ("r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
     for setting in (False, True):
         calls.clear()
         set_search(monkeypatch, "USE_PRIOR_COUNTER_BONUS", setting)
-        searcher = Searcher(16)
-        searcher.orderer = Spy()
-        searcher.search(Position(fen), _BenchLimits(7), NoDeadline())
+        for fen in fens:
+            searcher = Searcher(16)
+            searcher.orderer = Spy()
+            searcher.search(Position(fen), _BenchLimits(7), NoDeadline())
         if not setting:
             assert calls == []
     assert len(calls) > 10
