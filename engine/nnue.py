@@ -11,7 +11,7 @@ network on, ``PSQ[piece][sq]`` is the piece's two weight rows plus the packed pi
 score shifted above the lanes, so a move updates the accumulator with the additions it
 makes anyway.  ``split(psq)`` gives back (lanes, packed piece-square score); ``score``
 clips the lanes with a handful of whole-int operations and takes the output's dot product
-over the lanes' low bytes.
+over them (in C on CPython, through audioop).
 
 The network is on by default with the weights shipped beside this module (``DEFAULT``).
 ``BASILISK_NNUE`` names another weights file, or is ``off`` (or empty) to play on the
@@ -22,9 +22,18 @@ a network fitted to what the terms miss: engine.evaluate adds its score to their
 
 import os
 import struct
+import sys
+import warnings
 from array import array
 from operator import mul
 from pathlib import Path
+
+try:                            # a dot product in C on CPython (the module ends with 3.12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from audioop import findfactor
+except ImportError:
+    findfactor = None
 
 QA, QB = 255, 64
 SCALE = 400                 # centipawns of one unit of the float network's output
@@ -134,9 +143,33 @@ def score(lanes, turn):
     positive = (lanes >> 15) & ones                    # lanes at or above the 2^15 offset
     lanes &= positive * 0x7FFF                         # the others 0, these less the offset
     top = ((lanes + _CLIP_TOP) >> 15) & ones           # lanes at or above QA
-    lanes = (lanes & ~(top * 0xFFFF)) | (top * QA)
-    units = lanes.to_bytes(SHIFT >> 3, "little")[::2]
-    total = sum(map(mul, units, _OUT_BLACK if turn else _OUT_WHITE)) + _B2
+    lanes = (lanes & ~(top * 0xFFFF)) | (top * QA)     # each lane now an int16 in [0, QA]
+    total = _dot(lanes, turn) + _B2
     if total >= 0:
         return total * SCALE // _DIV
     return -(-total * SCALE // _DIV)
+
+
+def _dot_by_map(lanes, turn):
+    """The clipped units' dot product with the output weights."""
+    units = lanes.to_bytes(SHIFT >> 3, "little")[::2]
+    return sum(map(mul, units, _OUT_BLACK if turn else _OUT_WHITE))
+
+
+def _dot_by_findfactor(lanes, turn):
+    """_dot_by_map by audioop.findfactor, which returns sum(a*b) / sum(b*b) over two int16
+    arrays, each summed exactly in a double (every term is below 2^23 in size), so
+    times _NORM and rounded it is the exact integer.  2.1 -> 0.25 us for 32 hidden units
+    (CPython 3.11)."""
+    return round(findfactor(lanes.to_bytes(SHIFT >> 3, sys.byteorder),
+                            _OUT_BLACK_INT16 if turn else _OUT_WHITE_INT16) * _NORM)
+
+
+if ENABLED:
+    _OUT_WHITE_INT16 = array("h", _OUT_WHITE).tobytes()
+    _OUT_BLACK_INT16 = array("h", _OUT_BLACK).tobytes()
+    _NORM = sum(w * w for w in _OUT_WHITE)
+# PyPy's audioop is written in Python (86 us a call, against 0.7 for its JIT's map and sum)
+FAST_DOT = (ENABLED and findfactor is not None and sys.implementation.name == "cpython"
+            and _NORM > 0)
+_dot = _dot_by_findfactor if FAST_DOT else _dot_by_map

@@ -20,6 +20,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 HIDDEN = 8
+# the C dot product (audioop, CPython up to 3.12) is what CPython evaluates with
+CPYTHON_DOT = sys.implementation.name == "cpython" and sys.version_info < (3, 13)
 
 
 def write_network(path, seed, hidden=HIDDEN, residual=False):
@@ -107,7 +109,8 @@ for fen in ("8/8/8/4k3/8/8/8/R3K3 w - - 0 1", "8/8/8/3k4/8/8/8/2BNK3 b - - 0 1",
         answers = ev._network_answers(phase, endgame_verdict(pos))
         assert total == ev.terms_score(pos) + (reference(pos) if answers else 0), fen
     checked += 1
-print(json.dumps({"checked": checked, "enabled": nnue.ENABLED, "residual": nnue.RESIDUAL}))
+print(json.dumps({"checked": checked, "enabled": nnue.ENABLED, "residual": nnue.RESIDUAL,
+                  "fast_dot": nnue.FAST_DOT}))
 '''
 
 
@@ -133,6 +136,7 @@ def test_packed_lanes_and_score_match_the_reference(tmp_path, seed, residual):
     assert result["enabled"] is True
     assert result["residual"] is residual
     assert result["checked"] > 500
+    assert result["fast_dot"] is CPYTHON_DOT     # so the checks above ran the C dot product
 
 
 def test_the_shipped_network_is_on_by_default_and_matches_the_reference():
@@ -142,6 +146,37 @@ def test_the_shipped_network_is_on_by_default_and_matches_the_reference():
     assert result["enabled"] is True
     assert result["residual"] is True
     assert result["checked"] > 500
+    assert result["fast_dot"] is CPYTHON_DOT
+
+
+def test_the_c_dot_product_is_exact_at_the_extremes(monkeypatch):
+    """audioop.findfactor's dot product, a float ratio scaled back, equals the integer one
+    with every output weight at the int16 limits and the units anywhere in [0, QA]."""
+    from engine import nnue
+    if nnue.findfactor is None:
+        assert not nnue.FAST_DOT
+        return
+    rng = random.Random(5)
+    lanes_count = nnue.LANES
+    for trial in range(300):
+        if trial < 3:
+            weights = [(32767, -32767, -32768)[trial]] * lanes_count
+        else:
+            weights = [rng.choice((-32768, 32767, rng.randint(-32768, 32767)))
+                       for _ in range(lanes_count)]
+        black = weights[lanes_count // 2:] + weights[:lanes_count // 2]
+        monkeypatch.setattr(nnue, "_OUT_WHITE", tuple(weights))
+        monkeypatch.setattr(nnue, "_OUT_BLACK", tuple(black))
+        monkeypatch.setattr(nnue, "_OUT_WHITE_INT16", array("h", weights).tobytes())
+        monkeypatch.setattr(nnue, "_OUT_BLACK_INT16", array("h", black).tobytes())
+        monkeypatch.setattr(nnue, "_NORM", sum(w * w for w in weights))
+        for units in ([nnue.QA] * lanes_count, [0] * (lanes_count - 1) + [1],
+                      [rng.choice((0, nnue.QA, rng.randint(0, nnue.QA))) for _ in range(lanes_count)]):
+            lanes = sum(u << (16 * i) for i, u in enumerate(units))
+            for turn in (0, 1):
+                exact = sum(u * w for u, w in zip(units, black if turn else weights))
+                assert nnue._dot_by_map(lanes, turn) == exact
+                assert nnue._dot_by_findfactor(lanes, turn) == exact, (trial, units, turn)
 
 
 def test_engine_searches_with_a_network(tmp_path):
